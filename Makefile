@@ -1,0 +1,75 @@
+# acomp-swap: every entry point. `make help` lists them.
+SHELL := /bin/bash
+.DELETE_ON_ERROR:
+.SUFFIXES:
+
+BLD := build
+KIMG = $(BLD)/kernels/$(1)/arch/x86/boot/bzImage
+DEPS := $(BLD)/.host-deps
+GUEST_CFLAGS := -static -O2 -Wall -Wextra -Werror
+GUEST_BIN := $(BLD)/guest-bin/memstress
+GUEST_FILES := qemu-images/init.sh tests/runner.sh tests/tap.sh \
+	$(wildcard tests/guest/*.sh bench/guest*.sh bench/fio/*.fio)
+
+.PHONY: help test bench tree patches check compare clean distclean FORCE
+
+help:
+	@echo 'make test      build the debug kernel, boot it, run every test; last line "N passed, N failed"'
+	@echo 'make bench     build base + patched kernels, run the benchmark, print the summary table'
+	@echo '               (REPS=3 alternated repetitions; results in results/<date>-<label>/)'
+	@echo 'make tree      extract the Debian 6.1 source into build/linux and apply patches/series'
+	@echo 'make patches   export the commits above the base in build/linux to patches/'
+	@echo 'make check     checkpatch --strict on patches/, the series applies, static checks'
+	@echo 'make compare A=dir B=dir   per-metric ratios of two bench runs; non-zero on a regression'
+	@echo 'make clean     remove build/ outputs but keep the kernel trees; distclean removes all of build/'
+	@echo 'Stages alone: make kernel-{base,patched,debug}, make initramfs-{base,patched,debug}'
+
+$(DEPS): qemu-images/deps.sh
+	@mkdir -p $(BLD)
+	qemu-images/deps.sh
+	@touch $@
+
+tree: | $(DEPS)
+	qemu-images/tree.sh tree
+
+patches:
+	qemu-images/tree.sh patches
+
+# kernel.sh decides whether anything needs rebuilding (source commit, changes,
+# fragments); the key file changes only when it rebuilt.
+$(BLD)/kernels/%/.acomp-key: FORCE | $(DEPS)
+	@qemu-images/tree.sh tree
+	@qemu-images/kernel.sh $*
+
+kernel-%: $(BLD)/kernels/%/.acomp-key
+	@true
+
+$(BLD)/guest-bin/%: bench/%.c | $(DEPS)
+	@mkdir -p $(@D)
+	gcc $(GUEST_CFLAGS) -o $@ $<
+
+$(BLD)/initramfs-%.cpio.gz: $(BLD)/kernels/%/.acomp-key $(GUEST_BIN) $(GUEST_FILES) qemu-images/initramfs.sh
+	qemu-images/initramfs.sh $@
+
+initramfs-%: $(BLD)/initramfs-%.cpio.gz
+	@true
+
+test: $(BLD)/kernels/debug/.acomp-key $(BLD)/initramfs-debug.cpio.gz
+	tests/run.sh $(call KIMG,debug) $(BLD)/initramfs-debug.cpio.gz
+
+bench: $(BLD)/kernels/base/.acomp-key $(BLD)/kernels/patched/.acomp-key \
+		$(BLD)/initramfs-base.cpio.gz $(BLD)/initramfs-patched.cpio.gz
+	bench/bench.sh
+
+compare:
+	@test -n "$(A)" -a -n "$(B)" || { echo 'usage: make compare A=dir B=dir'; exit 2; }
+	bench/report.py compare "$(A)" "$(B)"
+
+check: | $(DEPS)
+	tests/check.sh
+
+clean:
+	rm -rf $(BLD)/kernels $(BLD)/initramfs* $(BLD)/guest-bin $(BLD)/test-runs $(BLD)/bench-runs
+
+distclean:
+	rm -rf $(BLD)

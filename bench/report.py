@@ -1,0 +1,209 @@
+#!/usr/bin/env python3
+"""Benchmark records, summaries and comparisons.
+
+    report.py summarize RUNDIR   raw/*/ -> records.jsonl + summary.md, prints the table
+    report.py compare A B        per-metric ratios B/A; exit 1 on a regression
+
+A raw run directory is named SCENARIO-KERNEL-ALG-rREP and holds what
+qemu-images/run.sh collected (status, console.log, outbox/). The record
+schema is documented in bench/README.md.
+"""
+
+import json
+import os
+import re
+import statistics
+import sys
+
+# fio job name -> metrics taken from it: (key, fio path, unit, better, scale)
+FIO_METRICS = [
+    ("bw", ("write", "bw_bytes"), "MiB/s", "higher", 1 / 1048576),
+    ("iops", ("write", "iops"), "IO/s", "higher", 1),
+    ("lat_p50", ("write", "lat_ns", "percentile", "50.000000"), "us", "lower", 1 / 1000),
+    ("lat_p99", ("write", "lat_ns", "percentile", "99.000000"), "us", "lower", 1 / 1000),
+    ("sys_cpu", ("sys_cpu",), "%", "lower", 1),
+]
+RAW_NAME = re.compile(r"^(?P<scenario>[a-z0-9-]+?)-(?P<kernel>base|patched|debug)-(?P<alg>.+)-r(?P<rep>\d+)$")
+
+
+def dig(d, path):
+    for p in path:
+        if not isinstance(d, dict) or p not in d:
+            return None
+        d = d[p]
+    return d
+
+
+def read(path, default=None):
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read()
+    except FileNotFoundError:
+        return default
+
+
+def vmstat(path):
+    out = {}
+    for line in (read(path) or "").splitlines():
+        k, _, v = line.partition(" ")
+        if v.strip().isdigit():
+            out[k] = int(v)
+    return out
+
+
+def raw_record(rundir, name, facts):
+    m = RAW_NAME.match(name)
+    if not m:
+        return None
+    d = os.path.join(rundir, "raw", name)
+    status = (read(os.path.join(d, "status")) or "missing").strip()
+    rec = {
+        "scenario": m["scenario"], "kernel": m["kernel"], "consumer": "zram-block",
+        "mode": "async" if m["alg"].startswith("acompd(") else "sync",
+        "algorithm": m["alg"], "rep": int(m["rep"]), "status": status,
+        "kernel_release": (read(os.path.join(rundir, "kernels", m["kernel"] + ".release")) or "").strip(),
+        "series": facts.get("series", ""), "qemu": facts.get("qemu", ""),
+        "guest": facts.get("guest", ""), "host_cpu": facts.get("host_cpu", ""),
+        "metrics": {},
+    }
+    fio = read(os.path.join(d, "outbox", "fio.json"))
+    if status == "ok" and fio:
+        # fio may print warnings before its JSON.
+        data = json.loads(fio[fio.index("{"):])
+        for job in data.get("jobs", []):
+            for key, path, unit, better, scale in FIO_METRICS:
+                v = dig(job, path)
+                if v is not None:
+                    rec["metrics"]["%s.%s" % (job["jobname"], key)] = {
+                        "value": round(v * scale, 3), "unit": unit, "better": better}
+    before = vmstat(os.path.join(d, "outbox", "vmstat.before"))
+    after = vmstat(os.path.join(d, "outbox", "vmstat.after"))
+    for k in ("pswpin", "pswpout", "pgmajfault", "pgsteal_anon"):
+        if k in before and k in after:
+            rec["metrics"]["vmstat.%s" % k] = {"value": after[k] - before[k], "unit": "pages",
+                                                "better": "none"}
+    mm = (read(os.path.join(d, "outbox", "zram-mm_stat.after")) or "").split()
+    if len(mm) >= 2 and int(mm[1]) > 0:
+        rec["metrics"]["zram.ratio"] = {"value": round(int(mm[0]) / int(mm[1]), 3),
+                                        "unit": "x", "better": "higher"}
+    return rec
+
+
+def load_facts(rundir):
+    facts = {}
+    for line in (read(os.path.join(rundir, "facts.txt")) or "").splitlines():
+        k, _, v = line.partition(": ")
+        facts[k] = v
+    return facts
+
+
+def load_records(rundir):
+    path = os.path.join(rundir, "records.jsonl")
+    if os.path.exists(path) and not os.path.isdir(os.path.join(rundir, "raw")):
+        with open(path, encoding="utf-8") as f:
+            return [json.loads(line) for line in f if line.strip()]
+    facts = load_facts(rundir)
+    recs = []
+    for name in sorted(os.listdir(os.path.join(rundir, "raw"))):
+        r = raw_record(rundir, name, facts)
+        if r:
+            recs.append(r)
+    return recs
+
+
+def group(recs):
+    """{(scenario, consumer, mode, alg, metric): {kernel: [values]}} and units."""
+    g, units = {}, {}
+    for r in recs:
+        if r["status"] != "ok":
+            continue
+        for metric, m in r["metrics"].items():
+            key = (r["scenario"], r["consumer"], r["mode"], r["algorithm"], metric)
+            g.setdefault(key, {}).setdefault(r["kernel"], []).append(m["value"])
+            units[key] = (m["unit"], m["better"])
+    return g, units
+
+
+def fmt(v):
+    return "%.3g" % v if abs(v) < 100 else "%.0f" % v
+
+
+def cell(vals):
+    if not vals:
+        return "not available"
+    return "%s [%s-%s]" % (fmt(statistics.median(vals)), fmt(min(vals)), fmt(max(vals)))
+
+
+def summarize(rundir):
+    recs = load_records(rundir)
+    with open(os.path.join(rundir, "records.jsonl"), "w", encoding="utf-8") as f:
+        for r in recs:
+            f.write(json.dumps(r, sort_keys=True) + "\n")
+    g, units = group(recs)
+    failed = [r for r in recs if r["status"] != "ok"]
+    facts = read(os.path.join(rundir, "facts.txt"), "")
+    lines = ["# Benchmark run %s" % os.path.basename(rundir.rstrip("/")), "",
+             "```", facts.strip(), "```", "",
+             "Median [min-max] over repetitions; kernels alternated in one run; "
+             "ratio = patched median / base median (TCG timings: only ratios are comparable).", "",
+             "| scenario | consumer | mode | algorithm | metric | unit | base | patched | patched/base |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for key in sorted(g):
+        if units[key][1] == "none":
+            continue
+        base, patched = g[key].get("base", []), g[key].get("patched", [])
+        ratio = (statistics.median(patched) / statistics.median(base)
+                 if base and patched and statistics.median(base) else None)
+        lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            key[0], key[1], key[2], key[3], key[4], units[key][0], cell(base), cell(patched),
+            "%.3f" % ratio if ratio is not None else "n/a"))
+    lines.append("")
+    lines.append("%d runs, %d failed%s" % (len(recs), len(failed), "".join(
+        "\n- %s %s r%d: %s" % (r["scenario"], r["kernel"], r["rep"], r["status"]) for r in failed)))
+    text = "\n".join(lines) + "\n"
+    with open(os.path.join(rundir, "summary.md"), "w", encoding="utf-8") as f:
+        f.write(text)
+    print(text)
+    return 1 if failed or not recs else 0
+
+
+def compare(a, b, noise=0.03):
+    """Ratios of B against A per metric and kernel. A change is flagged when
+    the median moves by more than the noise floor and the two runs' min-max
+    ranges do not overlap; a flagged change in the bad direction is a
+    regression."""
+    ga, ua = group(load_records(a))
+    gb, _ = group(load_records(b))
+    regressions = 0
+    print("%-60s %-8s %12s %12s %7s  %s" % ("metric", "kernel", "A median", "B median", "B/A", "verdict"))
+    for key in sorted(set(ga) & set(gb)):
+        unit, better = ua[key]
+        if better == "none":
+            continue
+        for kernel in sorted(set(ga[key]) & set(gb[key])):
+            va, vb = ga[key][kernel], gb[key][kernel]
+            ma, mb = statistics.median(va), statistics.median(vb)
+            ratio = mb / ma if ma else float("inf")
+            apart = max(va) < min(vb) or max(vb) < min(va)
+            verdict = "same"
+            if apart and abs(ratio - 1) > noise:
+                worse = (ratio < 1) if better == "higher" else (ratio > 1)
+                verdict = "REGRESSION" if worse else "improvement"
+                regressions += worse
+            name = "/".join(key)
+            print("%-60s %-8s %12s %12s %7.3f  %s" % (name[-60:], kernel, fmt(ma), fmt(mb), ratio, verdict))
+    print("%d regression(s)" % regressions)
+    return 1 if regressions else 0
+
+
+def main(argv):
+    if len(argv) == 3 and argv[1] == "summarize":
+        return summarize(argv[2])
+    if len(argv) == 4 and argv[1] == "compare":
+        return compare(argv[2], argv[3])
+    sys.stderr.write(__doc__)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Build the guest initramfs, deterministically (sorted entries, mtime 0,
+# uid/gid 0). Usage: initramfs.sh OUT.cpio.gz [MODULE.ko ...]
+# Contents: busybox-static, fio and stress-ng with their shared libraries,
+# the static programs in build/guest-bin, the given modules (/acomp/modules),
+# /init, the in-guest test scripts (/acomp/tests) and bench scripts (/acomp/bench).
+set -euo pipefail
+# shellcheck source=qemu-images/lib.sh
+. "$(dirname "$0")/lib.sh"
+STAGE=initramfs
+
+out=${1:?usage: initramfs.sh OUT.cpio.gz [MODULE.ko ...]}
+shift
+need_pkgs busybox-static fio stress-ng cpio gzip
+
+root=$BUILD/initramfs.root
+rm -rf "$root"
+mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,lib,lib64,etc,proc,sys,dev,tmp,out,acomp/bin,acomp/modules,acomp/tests,acomp/bench}
+
+cp /bin/busybox "$root/bin/busybox"
+for app in $(/bin/busybox --list); do
+	[ -e "$root/bin/$app" ] || ln -s busybox "$root/bin/$app"
+done
+
+# Dynamically linked tools and every library they load (ldd resolves the chain).
+for exe in /usr/bin/fio /usr/bin/stress-ng; do
+	cp "$exe" "$root/usr/bin/"
+	for lib in $(ldd "$exe" | awk '/=>/ {print $3} /^\t\/lib/ {print $1}'); do
+		[ -e "$root$lib" ] && continue
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+	done
+done
+# The dynamic loader lives in /lib64 on x86_64.
+[ -e "$root/lib64/ld-linux-x86-64.so.2" ] || cp -L /lib64/ld-linux-x86-64.so.2 "$root/lib64/"
+# On merged-/usr systems ldd reports /lib/x86_64-linux-gnu paths; make /usr/lib point there too.
+ln -s ../lib "$root/usr/lib"
+echo 'root:x:0:0:root:/:/bin/sh' >"$root/etc/passwd"
+echo 'root:x:0:' >"$root/etc/group"
+
+if [ -d "$BUILD/guest-bin" ]; then
+	cp "$BUILD"/guest-bin/* "$root/acomp/bin/" 2>/dev/null || true
+fi
+for m in "$@"; do cp "$m" "$root/acomp/modules/"; done
+
+install -m 755 "$TOP/qemu-images/init.sh" "$root/init"
+cp "$TOP"/tests/guest/*.sh "$root/acomp/tests/"
+cp "$TOP"/tests/runner.sh "$TOP"/tests/tap.sh "$root/acomp/tests/"
+cp "$TOP"/tests/fio/*.fio "$root/acomp/tests/" 2>/dev/null || true
+cp "$TOP"/bench/guest*.sh "$root/acomp/bench/" 2>/dev/null || true
+cp "$TOP"/bench/fio/*.fio "$root/acomp/bench/" 2>/dev/null || true
+
+find "$root" -exec touch -h -d @0 {} +
+(cd "$root" && find . -mindepth 1 | LC_ALL=C sort |
+	cpio -o -H newc --reproducible -R 0:0 --quiet) | gzip -1 -n >"$out.tmp"
+mv "$out.tmp" "$out"
+say "wrote $out ($(du -h "$out" | cut -f1))"

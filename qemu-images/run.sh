@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Boot a kernel + initramfs in QEMU (TCG), always to power-off, and collect.
+# Usage: run.sh -k BZIMAGE -i INITRD -o OUTDIR [-t TIMEOUT_S] [-m MEM_MB]
+#               [-c CPUS] [-a 'EXTRA APPEND'] [-d DISK.img ...] [-q]
+# OUTDIR gets: console.log, qemu-cmdline, the guest's results (outbox/), status.
+# Exit status: 0 clean run; 1 kernel splat on the console; 2 timeout (guest
+# hung); 3 the guest wrote no results; 4 QEMU failed. The reason is printed on
+# one line ("run: FAIL <reason>") and written to OUTDIR/status.
+set -euo pipefail
+# shellcheck source=qemu-images/lib.sh
+. "$(dirname "$0")/lib.sh"
+STAGE=run
+
+kernel='' initrd='' outdir='' timeout=1200 mem=1024 cpus=2 append='' quiet=0
+disks=()
+while getopts 'k:i:o:t:m:c:a:d:q' opt; do
+	case $opt in
+	k) kernel=$OPTARG ;;
+	i) initrd=$OPTARG ;;
+	o) outdir=$OPTARG ;;
+	t) timeout=$OPTARG ;;
+	m) mem=$OPTARG ;;
+	c) cpus=$OPTARG ;;
+	a) append=$OPTARG ;;
+	d) disks+=("$OPTARG") ;;
+	q) quiet=1 ;;
+	*) exit 2 ;;
+	esac
+done
+[ -f "$kernel" ] && [ -f "$initrd" ] && [ -n "$outdir" ] ||
+	die "usage: run.sh -k BZIMAGE -i INITRD -o OUTDIR [-t S] [-m MB] [-c N] [-a APPEND] [-d DISK]"
+need_pkgs qemu-system-x86
+
+mkdir -p "$outdir"
+rm -rf "$outdir/outbox" "$outdir/status"
+outbox=$outdir/outbox.img
+rm -f "$outbox"
+truncate -s 256M "$outbox"
+
+cmd=(qemu-system-x86_64 -accel tcg -cpu max -smp "$cpus" -m "$mem"
+	-display none -monitor none -serial stdio -no-reboot
+	-kernel "$kernel" -initrd "$initrd"
+	-append "console=ttyS0 tsc=reliable panic=-1 oops=panic loglevel=6 watchdog_thresh=60 acpi=noirq $append"
+	-drive "file=$outbox,format=raw,if=virtio,cache=unsafe")
+for d in "${disks[@]}"; do
+	cmd+=(-drive "file=$d,format=raw,if=virtio,cache=unsafe")
+done
+printf '%q ' "${cmd[@]}" >"$outdir/qemu-cmdline"
+echo >>"$outdir/qemu-cmdline"
+qemu-system-x86_64 --version | head -1 >"$outdir/qemu-version"
+
+fail() {
+	echo "$1" >"$outdir/status"
+	echo "run: FAIL $1" >&2
+	exit "$2"
+}
+
+# Progress: the guest's own ACOMP: lines and anything that looks like trouble.
+show='^ACOMP|^(not )?ok |BUG:|WARNING:|Oops|panic|blocked for more than|soft lockup'
+[ "$quiet" = 1 ] && show='^ACOMP: (init|progress)|BUG:|WARNING:|Oops|Kernel panic'
+start=$(date +%s)
+set +e
+timeout -k 10 "$timeout" "${cmd[@]}" </dev/null 2>"$outdir/qemu-stderr" |
+	tr -d '\r' | tee "$outdir/console.log" |
+	grep --line-buffered -E "$show" | sed -u 's/^/  guest| /' >&2
+rcs=("${PIPESTATUS[@]}")
+set -e
+qrc=${rcs[0]}
+echo "elapsed_s $(($(date +%s) - start))" >"$outdir/run-time"
+
+# Kernel splats, whatever the workload said. Listed by their report headers.
+splat='BUG:|WARNING:|KASAN:|KFENCE:|UBSAN:|general protection fault|Oops|Kernel panic|possible circular locking|possible recursive locking|inconsistent lock state|possible irq lock inversion|suspicious RCU usage|sleeping function called from invalid context|blocked for more than|soft lockup|hard LOCKUP|unreferenced object'
+if first=$(grep -m1 -E "$splat" "$outdir/console.log"); then
+	fail "kernel splat on the console: $(echo "$first" | sed 's/^\[ *[0-9.]*\] //' | cut -c1-160)" 1
+fi
+if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
+	fail "timeout: the guest did not power off within ${timeout}s (hung?); last console line: $(grep -v '^\s*$' "$outdir/console.log" | tail -1 | cut -c1-120)" 2
+fi
+if [ "$qrc" != 0 ]; then
+	fail "qemu exited with status $qrc: $(tail -1 "$outdir/qemu-stderr")" 4
+fi
+mkdir -p "$outdir/outbox"
+if ! tar -xf "$outbox" -C "$outdir/outbox" 2>/dev/null || [ ! -f "$outdir/outbox/job-status" ]; then
+	fail "the guest wrote no results to its outbox (crashed before the end of its job?)" 3
+fi
+rm -f "$outbox"
+echo ok >"$outdir/status"
+exit 0

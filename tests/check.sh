@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# make check: static checks of the series and of the harness.
+#   - every patch in patches/series passes checkpatch.pl --strict
+#   - the series applies with git am onto the pristine base
+#   - headers the series touches pass scripts/kernel-doc -none
+#   - out-of-tree modules in consumer/ build with W=1 against the patched tree
+#   - shell scripts pass shellcheck; C workloads build with -Wall -Wextra -Werror
+set -euo pipefail
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=qemu-images/lib.sh
+. "$TOP/qemu-images/lib.sh"
+STAGE=check
+
+failed=()
+step() { echo "== $*"; }
+bad() { echo "FAIL: $*"; failed+=("$1"); }
+
+"$TOP/qemu-images/tree.sh" tree >/dev/null
+
+step "checkpatch --strict"
+mapfile -t series < <(series_patches)
+cover=()
+[ -f "$TOP/patches/0000-cover-letter.patch" ] && cover=(0000-cover-letter.patch)
+for p in "${series[@]}"; do
+	if ! (cd "$TREE" && scripts/checkpatch.pl --strict --quiet "$TOP/patches/$p") >"$BUILD/checkpatch.out" 2>&1; then
+		sed 's/^/  /' "$BUILD/checkpatch.out"
+		bad "checkpatch: $p"
+	fi
+	grep -q '^Signed-off-by: ' "$TOP/patches/$p" || bad "no Signed-off-by: $p"
+done
+echo "  ${#series[@]} patch(es)${cover:+ and a cover letter}"
+
+step "series applies onto the pristine base"
+scratch=$BUILD/check-tree
+tree_git worktree remove --force "$scratch" >/dev/null 2>&1 || rm -rf "$scratch"
+tree_git worktree prune
+tree_git worktree add -q --detach "$scratch" base
+for p in "${series[@]}"; do
+	if ! git -C "$scratch" -c user.name=check -c user.email=check@localhost am -q "$TOP/patches/$p" >/dev/null 2>&1; then
+		bad "does not apply: $p"
+		break
+	fi
+done
+tree_git worktree remove --force "$scratch"
+
+step "kernel-doc on headers the series touches"
+for h in $(cd "$TREE" && git diff --name-only base HEAD -- 'include/*.h' '*.h'); do
+	[ -f "$TREE/$h" ] || continue
+	if ! out=$(cd "$TREE" && scripts/kernel-doc -none "$h" 2>&1) || [ -n "$out" ]; then
+		echo "$out" | sed 's/^/  /'
+		bad "kernel-doc: $h"
+	fi
+done
+
+step "consumer modules with W=1"
+if compgen -G "$TOP/consumer/*/Kbuild" >/dev/null || [ -f "$TOP/consumer/Kbuild" ]; then
+	"$TOP/qemu-images/kernel.sh" patched >/dev/null
+	for d in "$TOP"/consumer "$TOP"/consumer/*/; do
+		[ -f "$d/Kbuild" ] || continue
+		if ! make -s -C "$TREE" O="$BUILD/kernels/patched" M="$d" W=1 modules >"$BUILD/w1.out" 2>&1 ||
+			grep -q 'warning:' "$BUILD/w1.out"; then
+			sed 's/^/  /' "$BUILD/w1.out"
+			bad "W=1: $d"
+		fi
+		make -s -C "$TREE" O="$BUILD/kernels/patched" M="$d" clean >/dev/null 2>&1 || true
+	done
+else
+	echo "  no modules in consumer/ yet"
+fi
+
+step "shellcheck"
+mapfile -t scripts < <(cd "$TOP" && git ls-files '*.sh' .ci/run 2>/dev/null; cd "$TOP" && ls tests/guest/*.sh qemu-images/*.sh bench/*.sh 2>/dev/null)
+mapfile -t scripts < <(printf '%s\n' "${scripts[@]}" | sort -u)
+(cd "$TOP" && shellcheck -x -S warning "${scripts[@]}") || bad "shellcheck"
+
+step "C workloads: -Wall -Wextra -Werror"
+for c in "$TOP"/bench/*.c "$TOP"/tests/*.c; do
+	[ -f "$c" ] || continue
+	gcc -static -O2 -Wall -Wextra -Werror -o /dev/null "$c" || bad "cc: $c"
+done
+
+if [ ${#failed[@]} -gt 0 ]; then
+	echo "make check: ${#failed[@]} failure(s): ${failed[*]}"
+	exit 1
+fi
+echo "make check: clean"

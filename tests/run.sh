@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Host test driver: checks the parsers against their fixtures, boots the debug
+# kernel with the initramfs, runs the in-guest tests, and counts everything.
+# Usage: tests/run.sh KERNEL INITRD   (TESTS="01-boot,..." selects scripts)
+# Prints every result and, last, "N passed, N failed". Exit 0 only when
+# nothing failed and something passed.
+set -euo pipefail
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=qemu-images/lib.sh
+. "$TOP/qemu-images/lib.sh"
+STAGE="test"
+
+kernel=${1:?usage: tests/run.sh KERNEL INITRD}
+initrd=${2:?usage: tests/run.sh KERNEL INITRD}
+timeout=${TEST_TIMEOUT:-1800}
+test_timeout=${GUEST_TEST_TIMEOUT:-900}
+
+names=()
+for t in "$TOP"/tests/guest/[0-9][0-9]-*.sh; do
+	n=$(basename "$t" .sh)
+	if [ -n "${TESTS:-}" ]; then
+		case ",$TESTS," in *",$n,"*) ;; *) continue ;; esac
+	fi
+	names+=("$n")
+done
+[ ${#names[@]} -gt 0 ] || die "TESTS='${TESTS:-}' selects no script in tests/guest/"
+
+rundir=$BUILD/test-runs/$(date -u +%Y%m%d-%H%M%S)
+mkdir -p "$rundir/outbox/tap"
+ln -sfn "$(basename "$rundir")" "$BUILD/test-runs/latest"
+
+say "parsers against tests/fixtures"
+python3 "$TOP/tests/tapcount.py" fixtures "$TOP/tests/fixtures" >"$rundir/host-parsers.tap" || true
+
+list=$(IFS=,; echo "${names[*]}")
+say "booting $(basename "$(dirname "$(dirname "$(dirname "$(dirname "$kernel")")")")") kernel: ${#names[@]} test script(s), timeout ${timeout}s, logs in $rundir"
+"$TOP/qemu-images/run.sh" -k "$kernel" -i "$initrd" -o "$rundir" -t "$timeout" -m 1024 -c 2 \
+	-a "ACOMP_JOB=test ACOMP_TESTS=$list ACOMP_TEST_TIMEOUT=$test_timeout" || true
+
+# The host-side parser results go in with the guest's.
+cp "$rundir/host-parsers.tap" "$rundir/outbox/tap/host-parsers.tap"
+echo 0 >"$rundir/outbox/tap/host-parsers.rc"
+echo "results of $rundir:"
+python3 "$TOP/tests/tapcount.py" count "$rundir" host-parsers "${names[@]}"

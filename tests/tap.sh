@@ -1,0 +1,46 @@
+# shellcheck shell=sh
+# TAP helpers for the in-guest tests (busybox sh). A test script prints one
+# "ok N - what" or "not ok N - what" per check, diagnostics as "# ...", and its
+# plan last ("1..N"): a script that dies early has no plan, and the host driver
+# counts that as a failure.
+
+TAP_N=0
+TAP_FAILED=0
+
+ok() {
+	TAP_N=$((TAP_N + 1))
+	echo "ok $TAP_N - $*"
+}
+
+not_ok() {
+	TAP_N=$((TAP_N + 1))
+	TAP_FAILED=$((TAP_FAILED + 1))
+	echo "not ok $TAP_N - $*"
+}
+
+diag() {
+	echo "# $*"
+}
+
+# check DESCRIPTION COMMAND...: one test, passing when COMMAND succeeds. On
+# failure the last lines of its output become diagnostics.
+check() {
+	_desc=$1
+	shift
+	if "$@" >/tmp/tap-check.out 2>&1; then
+		ok "$_desc"
+	else
+		not_ok "$_desc (exit $?)"
+		tail -n 15 /tmp/tap-check.out | sed 's/^/#   /'
+	fi
+}
+
+tap_done() {
+	echo "1..$TAP_N"
+	[ "$TAP_FAILED" -eq 0 ]
+}
+
+# Read one counter from /proc/vmstat.
+vmstat() {
+	awk -v k="$1" '$1 == k { print $2; f = 1 } END { if (!f) print "missing" }' /proc/vmstat
+}
