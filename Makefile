@@ -7,8 +7,8 @@ BLD := build
 KIMG = $(BLD)/kernels/$(1)/arch/x86/boot/bzImage
 DEPS := $(BLD)/.host-deps
 GUEST_CFLAGS := -static -O2 -Wall -Wextra -Werror
-GUEST_BIN := $(BLD)/guest-bin/memstress
-GUEST_FILES := qemu-images/init.sh tests/runner.sh tests/tap.sh \
+GUEST_BIN := $(BLD)/guest-bin/memstress $(BLD)/guest-bin/cryptouser
+GUEST_FILES := qemu-images/init.sh tests/runner.sh tests/tap.sh tests/guest/zram-lib.sh \
 	$(wildcard tests/guest/*.sh bench/guest*.sh bench/fio/*.fio)
 
 .PHONY: help test bench tree patches check compare clean distclean FORCE
@@ -48,8 +48,22 @@ $(BLD)/guest-bin/%: bench/%.c | $(DEPS)
 	@mkdir -p $(@D)
 	gcc $(GUEST_CFLAGS) -o $@ $<
 
-$(BLD)/initramfs-%.cpio.gz: $(BLD)/kernels/%/.acomp-key $(GUEST_BIN) $(GUEST_FILES) qemu-images/initramfs.sh
-	qemu-images/initramfs.sh $@
+$(BLD)/guest-bin/%: tests/%.c | $(DEPS)
+	@mkdir -p $(@D)
+	gcc $(GUEST_CFLAGS) -o $@ $<
+
+$(BLD)/corpus.bin: qemu-images/corpus.sh | $(DEPS)
+	qemu-images/corpus.sh $@
+
+# Out-of-tree modules from consumer/, built against each kernel.
+CONSUMER_SRC := $(wildcard consumer/*/Kbuild consumer/*/*.c)
+$(BLD)/consumer/%/.stamp: $(BLD)/kernels/%/.acomp-key $(CONSUMER_SRC) qemu-images/modules.sh
+	qemu-images/modules.sh $*
+	@touch $@
+
+$(BLD)/initramfs-%.cpio.gz: $(BLD)/kernels/%/.acomp-key $(BLD)/consumer/%/.stamp $(GUEST_BIN) \
+		$(BLD)/corpus.bin $(GUEST_FILES) qemu-images/initramfs.sh
+	qemu-images/initramfs.sh $@ $(wildcard $(BLD)/consumer/$*/*/*.ko)
 
 initramfs-%: $(BLD)/initramfs-%.cpio.gz
 	@true

@@ -4,6 +4,7 @@
 #   REPS=3        repetitions per kernel
 #   SCENARIO=zram-fio  ALG=lz4
 #   LABEL=skeleton     results go to results/<date>-<label>/
+#   GUEST_ARGS='ACOMP_ALGS=lz4,acompd(lz4) ACOMP_DEPTHS=1,16'  passed to the guest
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=qemu-images/lib.sh
@@ -24,7 +25,7 @@ for k in "${kernels[@]}"; do
 	cat "$BUILD/kernels/$k/include/config/kernel.release" >"$run/kernels/$k.release"
 done
 {
-	echo "command: make bench REPS=$reps SCENARIO=$scenario ALG=$alg LABEL=$label"
+	echo "command: make bench REPS=$reps SCENARIO=$scenario ALG=$alg LABEL=$label${GUEST_ARGS:+ GUEST_ARGS='$GUEST_ARGS'}"
 	echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 	echo "host_cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"
 	echo "host_cpus: $(nproc)"
@@ -47,7 +48,7 @@ for rep in $(seq 1 "$reps"); do
 		echo "[bench] run $i/$total: $scenario $k rep $rep (elapsed ${el}s, remaining ~$eta)"
 		"$TOP/qemu-images/run.sh" -q -k "$BUILD/kernels/$k/arch/x86/boot/bzImage" \
 			-i "$BUILD/initramfs-$k.cpio.gz" -o "$run/raw/$scenario-$k-$alg-r$rep" -t 900 -m 1024 -c 2 \
-			-a "ACOMP_JOB=bench ACOMP_SCENARIO=$scenario ACOMP_ALG=$alg" ||
+			-a "ACOMP_JOB=bench ACOMP_SCENARIO=$scenario ACOMP_ALG=$alg ${GUEST_ARGS:-}" ||
 			echo "[bench] run $i failed: $(cat "$run/raw/$scenario-$k-$alg-r$rep/status")"
 	done
 done

@@ -3,6 +3,9 @@
 # command line; results go to OUT (default /out).
 #   zram-fio   zram0 with ACOMP_ALG (default lz4), bench/fio/zram-write.fio,
 #              fio JSON in OUT/fio.json, zram and vmstat state before and after
+#   pagebench  consumer/pagebench on /acomp/corpus.bin for each algorithm in
+#              ACOMP_ALGS (comma-separated) and depth in ACOMP_DEPTHS, ACOMP_ITERS
+#              passes each; result lines in OUT/pagebench.txt
 out=${1:-/out}
 scenario=${ACOMP_SCENARIO:-zram-fio}
 alg=${ACOMP_ALG:-lz4}
@@ -25,6 +28,24 @@ zram-fio)
 	fio --output-format=json --output="$out/fio.json" /acomp/bench/zram-write.fio || exit 1
 	snapshot after
 	echo "$alg" >"$out/algorithm"
+	;;
+pagebench)
+	D=/sys/kernel/debug/acomp_pagebench
+	insmod /acomp/modules/acomp_pagebench.ko || exit 1
+	cat /acomp/corpus.bin >"$D/corpus" || exit 1
+	snapshot before
+	for a in $(echo "${ACOMP_ALGS:-lz4,acompd(lz4)}" | tr ',' ' '); do
+		for d in $(echo "${ACOMP_DEPTHS:-1,4,16}" | tr ',' ' '); do
+			echo "ACOMP: progress: pagebench $a depth $d"
+			if echo "alg=$a depth=$d iters=${ACOMP_ITERS:-4}" >"$D/run"; then
+				cat "$D/result" >>"$out/pagebench.txt"
+			else
+				echo "pagebench: alg=$a depth=$d failed: not available on this kernel" >>"$out/pagebench.txt"
+			fi
+		done
+	done
+	snapshot after
+	rmmod acomp_pagebench
 	;;
 *)
 	echo "ACOMP: bench: unknown scenario $scenario"

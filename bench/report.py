@@ -51,10 +51,43 @@ def vmstat(path):
     return out
 
 
-def raw_record(rundir, name, facts):
+PAGEBENCH_METRICS = [
+    ("mib_s", "MiB/s", "higher"), ("p50_us", "us", "lower"), ("p99_us", "us", "lower"),
+    ("max_us", "us", "none"), ("cpu_all_ms", "ms", "lower"), ("cpu_submitter_ms", "ms", "lower"),
+]
+
+
+def pagebench_records(base, text):
+    """One record per algorithm of a pagebench run: metrics per depth and op."""
+    recs = {}
+    for line in text.splitlines():
+        if not line.startswith("pagebench: "):
+            continue
+        kv = dict(f.split("=", 1) for f in line[len("pagebench: "):].split() if "=" in f)
+        alg = kv.get("alg")
+        if not alg:
+            continue
+        rec = recs.setdefault(alg, dict(base, algorithm=alg,
+                                        mode="async" if alg.startswith("acompd(") else "sync",
+                                        consumer="pagebench", metrics={}))
+        if "op" not in kv or kv.get("errors") != "0" or kv.get("mismatches") != "0":
+            continue
+        pre = "d%s.%s" % (kv["depth"], kv["op"])
+        for key, unit, better in PAGEBENCH_METRICS:
+            if key in kv:
+                rec["metrics"]["%s.%s" % (pre, key)] = {"value": float(kv[key]), "unit": unit,
+                                                       "better": better}
+        if kv["op"] == "compress" and "ratio_x1000" in kv:
+            rec["metrics"]["ratio"] = {"value": int(kv["ratio_x1000"]) / 1000, "unit": "x",
+                                       "better": "none"}
+    # An algorithm that produced no metric is not available on that kernel.
+    return [r for r in recs.values() if r["metrics"]]
+
+
+def raw_records(rundir, name, facts):
     m = RAW_NAME.match(name)
     if not m:
-        return None
+        return []
     d = os.path.join(rundir, "raw", name)
     status = (read(os.path.join(d, "status")) or "missing").strip()
     rec = {
@@ -66,6 +99,9 @@ def raw_record(rundir, name, facts):
         "guest": facts.get("guest", ""), "host_cpu": facts.get("host_cpu", ""),
         "metrics": {},
     }
+    pb = read(os.path.join(d, "outbox", "pagebench.txt"))
+    if m["scenario"] == "pagebench":
+        return pagebench_records(rec, pb or "") if status == "ok" else [rec]
     fio = read(os.path.join(d, "outbox", "fio.json"))
     if status == "ok" and fio:
         # fio may print warnings before its JSON.
@@ -86,7 +122,7 @@ def raw_record(rundir, name, facts):
     if len(mm) >= 2 and int(mm[1]) > 0:
         rec["metrics"]["zram.ratio"] = {"value": round(int(mm[0]) / int(mm[1]), 3),
                                         "unit": "x", "better": "higher"}
-    return rec
+    return [rec]
 
 
 def load_facts(rundir):
@@ -105,9 +141,7 @@ def load_records(rundir):
     facts = load_facts(rundir)
     recs = []
     for name in sorted(os.listdir(os.path.join(rundir, "raw"))):
-        r = raw_record(rundir, name, facts)
-        if r:
-            recs.append(r)
+        recs.extend(raw_records(rundir, name, facts))
     return recs
 
 

@@ -7,4 +7,4 @@ STAGE=deps
 mkdir -p "$BUILD"
 need_pkgs linux-source-6.1 git xz-utils build-essential bc bison flex libelf-dev \
 	libssl-dev cpio kmod gzip qemu-system-x86 busybox-static fio stress-ng \
-	python3 gnuplot-nox shellcheck
+	python3 python3-ply python3-git gnuplot-nox shellcheck

@@ -42,6 +42,7 @@ if [ -d "$BUILD/guest-bin" ]; then
 	cp "$BUILD"/guest-bin/* "$root/acomp/bin/" 2>/dev/null || true
 fi
 for m in "$@"; do cp "$m" "$root/acomp/modules/"; done
+[ -f "$BUILD/corpus.bin" ] && cp "$BUILD/corpus.bin" "$root/acomp/corpus.bin"
 
 install -m 755 "$TOP/qemu-images/init.sh" "$root/init"
 cp "$TOP"/tests/guest/*.sh "$root/acomp/tests/"

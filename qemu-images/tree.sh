@@ -91,6 +91,13 @@ cmd_patches() {
 	if [ -n "$(tree_git status --porcelain --untracked-files=no)" ]; then
 		say "warning: build/linux has uncommitted changes; they are not exported"
 	fi
+	# Debian's top-level .gitignore ignores everything: new files need git add -f.
+	local ignored
+	ignored=$(tree_git ls-files --others --ignored --exclude-standard | head -n 10)
+	if [ -n "$ignored" ]; then
+		say "warning: files in build/linux that git ignores (Debian's .gitignore has '/*'; add new files with 'git add -f'):"
+		echo "$ignored" | sed 's/^/  /' >&2
+	fi
 	local tmp f
 	tmp=$(mktemp -d)
 	export_series "$tmp"

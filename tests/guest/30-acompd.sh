@@ -1,0 +1,44 @@
+#!/bin/sh
+# acompd instances: created through crypto_user (NETLINK_CRYPTO NEWALG),
+# reported as acomp and asynchronous over netlink and in /proc/crypto, with
+# their self-tests passed; the workqueue and parameters are where documented.
+# The engine's KUnit suite runs at boot and is counted from the console.
+. /acomp/tests/tap.sh
+
+# proc_entry NAME: the /proc/crypto block whose name is NAME.
+proc_entry() {
+	awk -v want="$1" '/^name/ { show = ($3 == want) } show' /proc/crypto
+}
+
+# proc_async_acomp NAME: listed as an asynchronous acomp whose self-test passed.
+proc_async_acomp() {
+	e=$(proc_entry "$1")
+	echo "$e"
+	echo "$e" | grep -q '^type *: acomp' &&
+		echo "$e" | grep -q '^async *: yes' &&
+		echo "$e" | grep -q '^selftest *: passed' &&
+		echo "$e" | grep -q '^driver *: acompd('
+}
+
+netlink_async_acomp() {
+	cryptouser -n "$1" acomp | tee /tmp/cryptouser.out && grep -q 'async=yes' /tmp/cryptouser.out
+}
+
+for alg in lzo lzo-rle lz4 lz4hc zstd deflate 842; do
+	check "crypto_user: acompd($alg) instantiated and reported as an async acomp" \
+		netlink_async_acomp "acompd($alg)"
+	check "/proc/crypto: acompd($alg) is type acomp, async, selftest passed" \
+		proc_async_acomp "acompd($alg)"
+done
+
+sync_lz4() {
+	cryptouser lz4-scomp scomp && proc_entry lz4 | grep -q '^type *: scomp'
+}
+check "the plain lz4 entry stays synchronous (scomp)" sync_lz4
+check "crypto_user: acompd() of an unknown algorithm is refused" \
+	sh -c "! cryptouser -n 'acompd(no-such-alg)' acomp"
+check "workqueue acompd is in sysfs with a cpumask (WQ_SYSFS)" \
+	test -r /sys/devices/virtual/workqueue/acompd/cpumask
+check "module parameters queue_len and max_workers exist" \
+	test -r /sys/module/acompd/parameters/queue_len -a -r /sys/module/acompd/parameters/max_workers
+tap_done

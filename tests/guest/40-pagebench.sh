@@ -1,0 +1,29 @@
+#!/bin/sh
+# The page-compression microbenchmark (consumer/pagebench) on the corpus:
+# every page compresses and decompresses back to itself, synchronously and
+# through acompd, at queue depth 1 and 16; bad commands are refused.
+. /acomp/tests/tap.sh
+
+D=/sys/kernel/debug/acomp_pagebench
+
+# pb ALG DEPTH ASYNC: one run; both passes clean, reported as ASYNC.
+pb() {
+	echo "alg=$1 depth=$2 iters=1" >"$D/run" || return 1
+	cat "$D/result"
+	grep -q "op=compress .* requests=512 errors=0 mismatches=0" "$D/result" &&
+		grep -q "op=decompress .* requests=512 errors=0 mismatches=0" "$D/result" &&
+		grep -q "async=$3 " "$D/result"
+}
+
+check "acomp_pagebench loads and takes the 512-page corpus" \
+	sh -c "insmod /acomp/modules/acomp_pagebench.ko && cat /acomp/corpus.bin >$D/corpus"
+for depth in 1 16; do
+	check "pagebench lz4 depth $depth: 512 pages round-trip, synchronous" pb lz4 "$depth" no
+	check "pagebench acompd(lz4) depth $depth: 512 pages round-trip, asynchronous" pb "acompd(lz4)" "$depth" yes
+done
+check "pagebench acompd(zstd) depth 8: 512 pages round-trip" pb "acompd(zstd)" 8 yes
+check "pagebench refuses an unknown algorithm" sh -c "! echo 'alg=no-such-alg' >$D/run"
+check "pagebench refuses depth 0 and unknown keys" \
+	sh -c "! echo 'alg=lz4 depth=0' >$D/run && ! echo 'alg=lz4 bogus=1' >$D/run"
+check "acomp_pagebench unloads" rmmod acomp_pagebench
+tap_done
