@@ -1,6 +1,8 @@
 # acomp-swap: every entry point. `make help` lists them.
 SHELL := /bin/bash
 .DELETE_ON_ERROR:
+# Keep what the pattern rules build (guest programs, module stamps) between runs.
+.SECONDARY:
 .SUFFIXES:
 
 BLD := build
@@ -63,7 +65,7 @@ $(BLD)/consumer/%/.stamp: $(BLD)/kernels/%/.acomp-key $(CONSUMER_SRC) qemu-image
 
 $(BLD)/initramfs-%.cpio.gz: $(BLD)/kernels/%/.acomp-key $(BLD)/consumer/%/.stamp $(GUEST_BIN) \
 		$(BLD)/corpus.bin $(GUEST_FILES) qemu-images/initramfs.sh
-	qemu-images/initramfs.sh $@ $(wildcard $(BLD)/consumer/$*/*/*.ko)
+	qemu-images/initramfs.sh $@ $(BLD)/consumer/$*
 
 initramfs-%: $(BLD)/initramfs-%.cpio.gz
 	@true

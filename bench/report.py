@@ -3,6 +3,7 @@
 
     report.py summarize RUNDIR   raw/*/ -> records.jsonl + summary.md, prints the table
     report.py compare A B        per-metric ratios B/A; exit 1 on a regression
+    report.py selftest DIR       the parsers against golden fixtures (TAP)
 
 A raw run directory is named SCENARIO-KERNEL-ALG-rREP and holds what
 qemu-images/run.sh collected (status, console.log, outbox/). The record
@@ -40,6 +41,44 @@ def read(path, default=None):
             return f.read()
     except FileNotFoundError:
         return default
+
+
+def fio_metrics(text):
+    """Metrics of every job in fio's JSON output."""
+    out = {}
+    # fio may print warnings before its JSON.
+    data = json.loads(text[text.index("{"):])
+    for job in data.get("jobs", []):
+        for key, path, unit, better, scale in FIO_METRICS:
+            v = dig(job, path)
+            if v is not None:
+                out["%s.%s" % (job["jobname"], key)] = {
+                    "value": round(v * scale, 3), "unit": unit, "better": better}
+    return out
+
+
+def selftest(d):
+    """Parsers against golden fixtures: X.json (fio) or X.txt (pagebench)
+    and X.expected, one 'algorithm metric value' line per metric. TAP out."""
+    results = []
+    for f in sorted(os.listdir(d)):
+        base, ext = os.path.splitext(f)
+        text = read(os.path.join(d, f))
+        if ext == ".json":
+            got = ["- %s %g" % (k, v["value"]) for k, v in sorted(fio_metrics(text).items())]
+        elif ext == ".txt":
+            got = ["%s %s %g" % (r["algorithm"], k, v["value"])
+                   for r in pagebench_records({}, text) for k, v in sorted(r["metrics"].items())]
+        else:
+            continue
+        want = (read(os.path.join(d, base + ".expected")) or "").splitlines()
+        results.append((got == want, "bench parser fixture %s" % f))
+        if got != want:
+            print("# %s: got\n#   %s" % (f, "\n#   ".join(got)))
+    for i, (ok, desc) in enumerate(results, 1):
+        print("%s %d - %s" % ("ok" if ok else "not ok", i, desc))
+    print("1..%d" % len(results))
+    return 0 if results and all(ok for ok, _ in results) else 1
 
 
 def vmstat(path):
@@ -104,14 +143,7 @@ def raw_records(rundir, name, facts):
         return pagebench_records(rec, pb or "") if status == "ok" else [rec]
     fio = read(os.path.join(d, "outbox", "fio.json"))
     if status == "ok" and fio:
-        # fio may print warnings before its JSON.
-        data = json.loads(fio[fio.index("{"):])
-        for job in data.get("jobs", []):
-            for key, path, unit, better, scale in FIO_METRICS:
-                v = dig(job, path)
-                if v is not None:
-                    rec["metrics"]["%s.%s" % (job["jobname"], key)] = {
-                        "value": round(v * scale, 3), "unit": unit, "better": better}
+        rec["metrics"].update(fio_metrics(fio))
     before = vmstat(os.path.join(d, "outbox", "vmstat.before"))
     after = vmstat(os.path.join(d, "outbox", "vmstat.after"))
     for k in ("pswpin", "pswpout", "pgmajfault", "pgsteal_anon"):
@@ -233,6 +265,8 @@ def compare(a, b, noise=0.03):
 def main(argv):
     if len(argv) == 3 and argv[1] == "summarize":
         return summarize(argv[2])
+    if len(argv) == 3 and argv[1] == "selftest":
+        return selftest(argv[2])
     if len(argv) == 4 and argv[1] == "compare":
         return compare(argv[2], argv[3])
     sys.stderr.write(__doc__)

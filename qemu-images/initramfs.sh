@@ -9,7 +9,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 STAGE=initramfs
 
-out=${1:?usage: initramfs.sh OUT.cpio.gz [MODULE.ko ...]}
+out=${1:?usage: initramfs.sh OUT.cpio.gz [MODULE.ko|DIR ...]}
 shift
 need_pkgs busybox-static fio stress-ng cpio gzip
 
@@ -41,7 +41,13 @@ echo 'root:x:0:' >"$root/etc/group"
 if [ -d "$BUILD/guest-bin" ]; then
 	cp "$BUILD"/guest-bin/* "$root/acomp/bin/" 2>/dev/null || true
 fi
-for m in "$@"; do cp "$m" "$root/acomp/modules/"; done
+for m in "$@"; do
+	if [ -d "$m" ]; then
+		find "$m" -name '*.ko' -exec cp {} "$root/acomp/modules/" \;
+	else
+		cp "$m" "$root/acomp/modules/"
+	fi
+done
 [ -f "$BUILD/corpus.bin" ] && cp "$BUILD/corpus.bin" "$root/acomp/corpus.bin"
 
 install -m 755 "$TOP/qemu-images/init.sh" "$root/init"

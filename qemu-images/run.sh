@@ -40,7 +40,7 @@ truncate -s 256M "$outbox"
 cmd=(qemu-system-x86_64 -accel tcg -cpu max -smp "$cpus" -m "$mem"
 	-display none -monitor none -serial stdio -no-reboot
 	-kernel "$kernel" -initrd "$initrd"
-	-append "console=ttyS0 tsc=reliable panic=-1 oops=panic loglevel=6 watchdog_thresh=60 acpi=noirq $append"
+	-append "console=ttyS0 tsc=reliable panic=-1 oops=panic loglevel=7 watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=120 acpi=noirq $append"
 	-drive "file=$outbox,format=raw,if=virtio,cache=unsafe")
 for d in "${disks[@]}"; do
 	cmd+=(-drive "file=$d,format=raw,if=virtio,cache=unsafe")
@@ -61,7 +61,7 @@ show='^ACOMP|^(not )?ok |BUG:|WARNING:|Oops|panic|blocked for more than|soft loc
 start=$(date +%s)
 set +e
 timeout -k 10 "$timeout" "${cmd[@]}" </dev/null 2>"$outdir/qemu-stderr" |
-	tr -d '\r' | tee "$outdir/console.log" |
+	stdbuf -oL tr -d '\r' | tee "$outdir/console.log" |
 	grep --line-buffered -E "$show" | sed -u 's/^/  guest| /' >&2
 rcs=("${PIPESTATUS[@]}")
 set -e
