@@ -34,8 +34,10 @@ pagebench)
 	insmod /acomp/modules/acomp_pagebench.ko || exit 1
 	cat /acomp/corpus.bin >"$D/corpus" || exit 1
 	snapshot before
-	for a in $(echo "${ACOMP_ALGS:-lz4,acompd(lz4)}" | tr ',' ' '); do
-		for d in $(echo "${ACOMP_DEPTHS:-1,4,16}" | tr ',' ' '); do
+	# Algorithms alternate within each depth, so that sync and async
+	# variants are measured side by side.
+	for d in $(echo "${ACOMP_DEPTHS:-1,4,16}" | tr ',' ' '); do
+		for a in $(echo "${ACOMP_ALGS:-lz4,acompd(lz4)}" | tr ',' ' '); do
 			echo "ACOMP: progress: pagebench $a depth $d"
 			if echo "alg=$a depth=$d iters=${ACOMP_ITERS:-4}" >"$D/run"; then
 				cat "$D/result" >>"$out/pagebench.txt"

@@ -41,7 +41,9 @@ say "booting $(basename "$(dirname "$(dirname "$(dirname "$(dirname "$kernel")")
 "$TOP/qemu-images/run.sh" -k "$kernel" -i "$initrd" -o "$rundir" -t "$timeout" -m 1024 -c 2 \
 	-a "ACOMP_JOB=test ACOMP_TESTS=$list ACOMP_TEST_TIMEOUT=$test_timeout" || true
 
-# The host-side parser results go in with the guest's.
+# The host-side parser results go in with the guest's (the outbox may be
+# missing when the guest crashed).
+mkdir -p "$rundir/outbox/tap"
 cp "$rundir/host-parsers.tap" "$rundir/outbox/tap/host-parsers.tap"
 echo 0 >"$rundir/outbox/tap/host-parsers.rc"
 echo "results of $rundir:"

@@ -135,7 +135,7 @@ def count(rundir, tests):
     for name in tests:
         text = read(os.path.join(tapdir, name + ".tap"))
         if text is None:
-            results.append((False, "%s: did not run" % name))
+            results.append((False, "%s: no results (did not run, or the guest crashed or hung before writing them)" % name))
             continue
         rc = read(os.path.join(tapdir, name + ".rc"))
         results.extend(parse_tap(name, text, int(rc) if rc and rc.strip().isdigit() else None))
