@@ -118,7 +118,7 @@ def pagebench_records(base, text):
                                                        "better": better}
         if kv["op"] == "compress" and "ratio_x1000" in kv:
             rec["metrics"]["ratio"] = {"value": int(kv["ratio_x1000"]) / 1000, "unit": "x",
-                                       "better": "none"}
+                                       "better": "higher"}
     # An algorithm that produced no metric is not available on that kernel.
     return [r for r in recs.values() if r["metrics"]]
 
