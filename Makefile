@@ -10,7 +10,7 @@ KIMG = $(BLD)/kernels/$(1)/arch/x86/boot/bzImage
 DEPS := $(BLD)/.host-deps
 GUEST_CFLAGS := -static -O2 -Wall -Wextra -Werror
 GUEST_BIN := $(BLD)/guest-bin/memstress $(BLD)/guest-bin/cryptouser
-GUEST_FILES := qemu-images/init.sh tests/runner.sh tests/tap.sh tests/guest/zram-lib.sh \
+GUEST_FILES := qemu-images/init.sh tests/runner.sh tests/tap.sh \
 	$(wildcard tests/guest/*.sh bench/guest*.sh bench/fio/*.fio)
 
 .PHONY: help test bench tree patches check compare clean distclean FORCE
