@@ -200,6 +200,29 @@ def cell(vals):
     return "%s [%s-%s]" % (fmt(statistics.median(vals)), fmt(min(vals)), fmt(max(vals)))
 
 
+def async_vs_sync(g, units):
+    """Table lines: each acompd(X) metric against X's, on the patched kernel
+    (the only one with acompd), both measured in the same boots."""
+    rows = []
+    for key in sorted(g):
+        m = re.match(r"acompd\((.+)\)$", key[3])
+        if not m or units[key][1] == "none":
+            continue
+        skey = next((k for k in g if k[:2] == key[:2] and k[3] == m.group(1) and k[4] == key[4]), None)
+        a, s_ = g[key].get("patched", []), (g[skey].get("patched", []) if skey else [])
+        ratio = (statistics.median(a) / statistics.median(s_)
+                 if a and s_ and statistics.median(s_) else None)
+        rows.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+            key[0], m.group(1), key[4], units[key][0], cell(s_), cell(a),
+            "%.2f" % ratio if ratio is not None else "n/a"))
+    if not rows:
+        return []
+    return ["", "## Asynchronous (acompd) against synchronous, patched kernel", "",
+            "Same boots, algorithms alternated inside each; ratio = acompd median / sync median.", "",
+            "| scenario | algorithm | metric | unit | sync | acompd | acompd/sync |",
+            "|---|---|---|---|---|---|---|"] + rows
+
+
 def summarize(rundir):
     recs = load_records(rundir)
     with open(os.path.join(rundir, "records.jsonl"), "w", encoding="utf-8") as f:
@@ -223,6 +246,7 @@ def summarize(rundir):
         lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             key[0], key[1], key[2], key[3], key[4], units[key][0], cell(base), cell(patched),
             "%.3f" % ratio if ratio is not None else "n/a"))
+    lines.extend(async_vs_sync(g, units))
     lines.append("")
     lines.append("%d runs, %d failed%s" % (len(recs), len(failed), "".join(
         "\n- %s %s r%d: %s" % (r["scenario"], r["kernel"], r["rep"], r["status"]) for r in failed)))
