@@ -65,7 +65,7 @@ $(BLD)/consumer/%/.stamp: $(BLD)/kernels/%/.acomp-key $(CONSUMER_SRC) qemu-image
 
 $(BLD)/initramfs-%.cpio.gz: $(BLD)/kernels/%/.acomp-key $(BLD)/consumer/%/.stamp $(GUEST_BIN) \
 		$(BLD)/corpus.bin $(GUEST_FILES) qemu-images/initramfs.sh
-	qemu-images/initramfs.sh $@ $(BLD)/consumer/$*
+	KMODROOT=$(BLD)/kernels/$*/modroot qemu-images/initramfs.sh $@ $(BLD)/consumer/$*
 
 initramfs-%: $(BLD)/initramfs-%.cpio.gz
 	@true

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build the guest initramfs, deterministically (sorted entries, mtime 0,
-# uid/gid 0). Usage: initramfs.sh OUT.cpio.gz [MODULE.ko ...]
+# uid/gid 0). Usage: [KMODROOT=DIR] initramfs.sh OUT.cpio.gz [MODULE.ko ...]
 # Contents: busybox-static, fio and stress-ng with their shared libraries,
 # the static programs in build/guest-bin, the given modules (/acomp/modules),
 # /init, the in-guest test scripts (/acomp/tests) and bench scripts (/acomp/bench).
@@ -48,6 +48,11 @@ for m in "$@"; do
 		cp "$m" "$root/acomp/modules/"
 	fi
 done
+# The kernel's own modules (kernel.sh installs them), if KMODROOT names them.
+if [ -n "${KMODROOT:-}" ] && [ -d "$KMODROOT/lib/modules" ]; then
+	cp -a "$KMODROOT/lib/modules" "$root/lib/"
+fi
+ln -s ../bin/busybox "$root/sbin/modprobe"
 [ -f "$BUILD/corpus.bin" ] && cp "$BUILD/corpus.bin" "$root/acomp/corpus.bin"
 
 install -m 755 "$TOP/qemu-images/init.sh" "$root/init"

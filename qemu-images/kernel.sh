@@ -83,5 +83,13 @@ if ! kmake -j"$JOBS" bzImage modules >"$out/build.log" 2>&1; then
 	grep -E 'error|Error' "$out/build.log" | head -20 >&2 || tail -20 "$out/build.log" >&2
 	die "kernel build failed, see $out/build.log"
 fi
+# In-tree modules (the options a fragment sets to m) go to the initramfs
+# under /lib/modules, with modules.dep and modules.alias, so that the kernel's
+# request_module() finds them (e.g. "crypto-acompd" when acompd is a module).
+rm -rf "$out/modroot"
+if ! kmake INSTALL_MOD_PATH="$out/modroot" INSTALL_MOD_STRIP=1 modules_install >>"$out/build.log" 2>&1; then
+	tail -20 "$out/build.log" >&2
+	die "modules_install failed, see $out/build.log"
+fi
 echo "$key" >"$out/.acomp-key"
 say "built $(cat "$out/include/config/kernel.release") in $(($(date +%s) - start)) s"

@@ -6,7 +6,9 @@
 # shellcheck disable=SC3040
 set -o pipefail
 out=${1:-/out}
-mkdir -p "$out/tap"
+mkdir -p "$out/tap" "$out/ktap"
+# Scripts that capture KUnit output leave it in $ACOMP_OUT/ktap/SUITE.ktap.
+export ACOMP_OUT="$out"
 cd /acomp/tests || exit 2
 for t in [0-9][0-9]-*.sh; do
 	name=${t%.sh}

@@ -6,9 +6,10 @@
 
 RUNDIR is what qemu-images/run.sh left: console.log, status, and outbox/tap/
 with NAME.tap, NAME.rc for each in-guest test script. TEST names the scripts
-that were asked for: one that left no results failed. KUnit results are read
-from the console (KTAP, one result per test case). A skipped test counts as
-failed: a test that cannot run has not passed.
+that were asked for: one that left no results failed. KUnit results (KTAP,
+one result per test case) are read from the console for built-in suites and
+from outbox/ktap/SUITE.ktap for suites a guest script loaded as a module. A
+skipped test counts as failed: a test that cannot run has not passed.
 """
 
 import os
@@ -131,6 +132,11 @@ def count(rundir, tests):
     results.append((status == "ok", "run: the guest ran its job, powered off, and the console is clean"
                     + ("" if status == "ok" else " -- " + status)))
     results.extend(parse_ktap(console))
+    ktapdir = os.path.join(rundir, "outbox", "ktap")
+    if os.path.isdir(ktapdir):
+        for f in sorted(os.listdir(ktapdir)):
+            if f.endswith(".ktap"):
+                results.extend(parse_ktap(read(os.path.join(ktapdir, f)) or ""))
     tapdir = os.path.join(rundir, "outbox", "tap")
     for name in tests:
         text = read(os.path.join(tapdir, name + ".tap"))

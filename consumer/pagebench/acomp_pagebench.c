@@ -67,6 +67,7 @@ static unsigned int pb_npages;
 static u8 **pb_comp;			/* compressed pages, PB_DST_SIZE each */
 static unsigned int *pb_clen;
 static char pb_result[PB_RESULT_SIZE];
+static struct crypto_acomp *pb_held;	/* a transform kept allocated */
 static struct dentry *pb_dir;
 
 static void pb_free_corpus(void)
@@ -147,16 +148,11 @@ static int pb_submit(struct pb_run *run, struct pb_slot *slot, unsigned int i)
 }
 
 /* One pass over the corpus with up to @depth requests in flight. */
-static void pb_pass(struct pb_run *run, struct pb_slot *slots, unsigned int depth)
+static void pb_pass(struct pb_run *run, struct pb_slot *slots,
+		    struct pb_slot **free_slots, unsigned int depth)
 {
-	struct pb_slot **free_slots;
 	unsigned int nfree = depth, next = 0, finished = 0, i;
 
-	free_slots = kmalloc_array(depth, sizeof(*free_slots), GFP_KERNEL);
-	if (!free_slots) {
-		run->errors += pb_npages;
-		return;
-	}
 	for (i = 0; i < depth; i++)
 		free_slots[i] = &slots[i];
 
@@ -191,7 +187,6 @@ static void pb_pass(struct pb_run *run, struct pb_slot *slots, unsigned int dept
 			finished++;
 		}
 	}
-	kfree(free_slots);
 }
 
 static int pb_cmp_u64(const void *a, const void *b)
@@ -218,7 +213,7 @@ static u64 pb_cpu_busy_ns(void)
 /* Run @iters compress passes, then @iters decompress passes, and report. */
 static int pb_run_all(const char *alg, unsigned int depth, unsigned int iters)
 {
-	struct pb_slot *slots;
+	struct pb_slot *slots, **free_slots;
 	struct pb_run run;
 	unsigned int i, op, len = 0;
 	u64 stored = 0, t0, t1, cpu0, cpu1, ut0, st0, ut1, st1;
@@ -228,8 +223,9 @@ static int pb_run_all(const char *alg, unsigned int depth, unsigned int iters)
 	if (IS_ERR(run.tfm))
 		return PTR_ERR(run.tfm);
 	slots = kcalloc(depth, sizeof(*slots), GFP_KERNEL);
+	free_slots = kmalloc_array(depth, sizeof(*free_slots), GFP_KERNEL);
 	run.lat = kvmalloc_array((size_t)pb_npages * iters, sizeof(u64), GFP_KERNEL);
-	if (!slots || !run.lat) {
+	if (!slots || !free_slots || !run.lat) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -256,7 +252,7 @@ static int pb_run_all(const char *alg, unsigned int depth, unsigned int iters)
 		cpu0 = pb_cpu_busy_ns();
 		t0 = ktime_get_ns();
 		for (i = 0; i < iters; i++)
-			pb_pass(&run, slots, depth);
+			pb_pass(&run, slots, free_slots, depth);
 		t1 = ktime_get_ns();
 		cpu1 = pb_cpu_busy_ns();
 		task_cputime(current, &ut1, &st1);
@@ -297,6 +293,7 @@ out:
 			acomp_request_free(slots[i].req);
 	}
 	kfree(slots);
+	kfree(free_slots);
 	kvfree(run.lat);
 	crypto_free_acomp(run.tfm);
 	return err;
@@ -413,6 +410,60 @@ static ssize_t pb_result_read(struct file *file, char __user *buf,
 	return ret;
 }
 
+/*
+ * "hold": writing an algorithm name allocates a transform of it and keeps it
+ * until "none" is written or the module is unloaded, so that a test can
+ * check how the algorithm's module behaves while it has a user.
+ */
+static ssize_t pb_hold_write(struct file *file, const char __user *ubuf,
+			     size_t count, loff_t *ppos)
+{
+	struct crypto_acomp *tfm = NULL;
+	char *buf, *name;
+
+	buf = memdup_user_nul(ubuf, min_t(size_t, count, CRYPTO_MAX_ALG_NAME));
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	name = strim(buf);
+	if (!*name) {
+		kfree(buf);
+		return -EINVAL;
+	}
+	if (strcmp(name, "none")) {
+		tfm = crypto_alloc_acomp(name, 0, 0);
+		if (IS_ERR(tfm)) {
+			kfree(buf);
+			return PTR_ERR(tfm);
+		}
+	}
+	kfree(buf);
+	mutex_lock(&pb_lock);
+	swap(tfm, pb_held);
+	mutex_unlock(&pb_lock);
+	if (tfm)
+		crypto_free_acomp(tfm);
+	return count;
+}
+
+static ssize_t pb_hold_read(struct file *file, char __user *buf,
+			    size_t count, loff_t *ppos)
+{
+	char line[CRYPTO_MAX_ALG_NAME + 1];
+	int len;
+
+	mutex_lock(&pb_lock);
+	len = scnprintf(line, sizeof(line), "%s\n", pb_held ?
+			crypto_tfm_alg_driver_name(crypto_acomp_tfm(pb_held)) : "none");
+	mutex_unlock(&pb_lock);
+	return simple_read_from_buffer(buf, count, ppos, line, len);
+}
+
+static const struct file_operations pb_hold_fops = {
+	.owner = THIS_MODULE,
+	.read = pb_hold_read,
+	.write = pb_hold_write,
+};
+
 static const struct file_operations pb_corpus_fops = {
 	.owner = THIS_MODULE,
 	.write = pb_corpus_write,
@@ -434,6 +485,7 @@ static int __init pb_init(void)
 	debugfs_create_file("corpus", 0200, pb_dir, NULL, &pb_corpus_fops);
 	debugfs_create_file("run", 0200, pb_dir, NULL, &pb_run_fops);
 	debugfs_create_file("result", 0400, pb_dir, NULL, &pb_result_fops);
+	debugfs_create_file("hold", 0600, pb_dir, NULL, &pb_hold_fops);
 	return 0;
 }
 
@@ -443,6 +495,8 @@ static void __exit pb_exit(void)
 	mutex_lock(&pb_lock);
 	pb_free_corpus();
 	mutex_unlock(&pb_lock);
+	if (pb_held)
+		crypto_free_acomp(pb_held);
 }
 
 module_init(pb_init);

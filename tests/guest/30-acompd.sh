@@ -2,7 +2,8 @@
 # acompd instances: created through crypto_user (NETLINK_CRYPTO NEWALG),
 # reported as acomp and asynchronous over netlink and in /proc/crypto, with
 # their self-tests passed; the workqueue and parameters are where documented.
-# The engine's KUnit suite runs at boot and is counted from the console.
+# In the debug kernel acompd is a module: the first NEWALG loads it on demand
+# (request_module("crypto-acompd") through /sbin/modprobe).
 . /acomp/tests/tap.sh
 
 # proc_entry NAME: the /proc/crypto block whose name is NAME.
@@ -24,6 +25,7 @@ netlink_async_acomp() {
 	cryptouser -n "$1" acomp | tee /tmp/cryptouser.out && grep -q 'async=yes' /tmp/cryptouser.out
 }
 
+check "acompd is not loaded before anything asks for it" sh -c "! grep '^acompd ' /proc/modules"
 for alg in lzo lzo-rle lz4 lz4hc zstd deflate 842; do
 	check "crypto_user: acompd($alg) instantiated and reported as an async acomp" \
 		netlink_async_acomp "acompd($alg)"
@@ -39,6 +41,7 @@ sync_lz4() {
 	grep -q 'async=no report=compress type=\(scomp\|compression\)' /tmp/cryptouser.out || return 1
 	proc_entry lz4 | grep -q '^type *: scomp' && ! proc_entry lz4 | grep -q '^async *: yes'
 }
+check "the first request for an acompd instance loaded the acompd module" grep '^acompd ' /proc/modules
 check "the plain lz4 entries stay synchronous" sync_lz4
 check "crypto_user: acompd() of an unknown algorithm is refused" \
 	sh -c "! cryptouser -n 'acompd(no-such-alg)' acomp"

@@ -1,0 +1,53 @@
+#!/bin/sh
+# acompd as a module: unloading is refused while a transform exists and
+# works once the last one is freed, taking its instances and workqueue with
+# it; a later request loads it again. Requests keep completing, all correct,
+# while CPU 1 goes offline and online under them.
+. /acomp/tests/tap.sh
+
+D=/sys/kernel/debug/acomp_pagebench
+CPU1=/sys/devices/system/cpu/cpu1/online
+
+
+# hotplug_run: a depth-32 acompd(lz4) run while CPU 1 is taken offline and
+# back until it ends; the run must be clean and CPU 1 toggled at least once.
+hotplug_run() {
+	rm -f /tmp/pb.rc
+	(
+		rc=0
+		echo 'alg=acompd(lz4) depth=32 iters=8' >"$D/run" || rc=1
+		echo "$rc" >/tmp/pb.rc.new && mv /tmp/pb.rc.new /tmp/pb.rc
+	) &
+	n=0
+	while [ ! -e /tmp/pb.rc ]; do
+		echo 0 >"$CPU1" && echo 1 >"$CPU1" || return 1
+		n=$((n + 1))
+	done
+	wait
+	echo "cpu1 offline/online cycles: $n; run exit: $(cat /tmp/pb.rc)"
+	cat "$D/result"
+	[ "$n" -gt 0 ] && [ "$(cat /tmp/pb.rc)" = 0 ] && [ "$(cat "$CPU1")" = 1 ] &&
+		grep -q 'op=compress .* errors=0 mismatches=0' "$D/result" &&
+		grep -q 'op=decompress .* errors=0 mismatches=0' "$D/result"
+}
+
+check "acomp_pagebench loads and takes the corpus" \
+	sh -c "insmod /acomp/modules/acomp_pagebench.ko && cat /acomp/corpus.bin >$D/corpus"
+check "holding a transform of acompd(lz4) loads acompd if needed" \
+	sh -c "echo 'acompd(lz4)' >$D/hold && grep -q '^acompd(' $D/hold && grep -q '^acompd ' /proc/modules"
+check "rmmod acompd is refused while a transform is allocated" sh -c "! rmmod acompd"
+check "acompd is still loaded and its instances still listed" \
+	sh -c "grep -q '^acompd ' /proc/modules && grep -q '^driver *: acompd(lz4' /proc/crypto"
+check "requests complete correctly while CPU 1 goes offline and online" hotplug_run
+diag "$(head -n 1 /tmp/tap-check.out)"
+check "the held transform still works after the hotplug cycles" \
+	sh -c "echo 'alg=acompd(lz4) depth=4 iters=1' >$D/run"
+check "freeing the last transform is accepted" sh -c "echo none >$D/hold && grep -qx none $D/hold"
+check "rmmod acompd succeeds once no transform is left" rmmod acompd
+check "no acompd instance, workqueue or parameters are left" \
+	sh -c "! grep -q 'acompd(' /proc/crypto && ! test -e /sys/devices/virtual/workqueue/acompd && ! test -e /sys/module/acompd"
+check "a new request for acompd(lz4) loads the module again" \
+	sh -c "echo 'acompd(lz4)' >$D/hold && grep -q '^acompd ' /proc/modules && echo none >$D/hold"
+check "pagebench refuses to hold an unknown algorithm" sh -c "! echo 'no-such-alg' >$D/hold && grep -qx none $D/hold"
+check "acomp_pagebench unloads" rmmod acomp_pagebench
+tap_done
