@@ -1,8 +1,11 @@
 #!/bin/sh
 # In-guest benchmark scenarios. Chosen by ACOMP_SCENARIO on the kernel
 # command line; results go to OUT (default /out).
-#   zram-fio   zram0 with ACOMP_ALG (default lz4), bench/fio/zram-write.fio,
-#              fio JSON in OUT/fio.json, zram and vmstat state before and after
+#   zram-fio   zram0 with each algorithm of ACOMP_ALGS (or ACOMP_ALG, default
+#              lz4), bench/fio/zram-write.fio; per algorithm in OUT/runs/N/:
+#              fio.json, zram and vmstat state before and after
+#   zram-swap  zram0 as swap of a memory.max-limited cgroup running memstress,
+#              per algorithm as above, memstress's line in memstress.txt
 #   pagebench  consumer/pagebench on /acomp/corpus.bin for each algorithm in
 #              ACOMP_ALGS (comma-separated) and depth in ACOMP_DEPTHS, ACOMP_ITERS
 #              passes each; result lines in OUT/pagebench.txt
@@ -16,18 +19,72 @@ snapshot() {
 	cat /proc/pressure/memory >"$out/psi-memory.$1" 2>/dev/null
 	cat "$ZRAM/mm_stat" >"$out/zram-mm_stat.$1" 2>/dev/null
 	cat "$ZRAM/io_stat" >"$out/zram-io_stat.$1" 2>/dev/null
+	cat "$ZRAM/async_stat" >"$out/zram-async_stat.$1" 2>/dev/null
+}
+
+# algs: ACOMP_ALGS (comma-separated) or ACOMP_ALG, one per line.
+algs() {
+	echo "${ACOMP_ALGS:-$alg}" | tr ',' '\n'
+}
+
+# zram_for ALG SIZE: reset zram0 and set it up; fails if the kernel lacks ALG.
+zram_for() {
+	swapoff /dev/zram0 2>/dev/null
+	echo 1 >"$ZRAM/reset"
+	echo "$1" >"$ZRAM/comp_algorithm" 2>/dev/null && echo "$2" >"$ZRAM/disksize"
+}
+
+# per_alg SCENARIO-FUNCTION: run it for every algorithm, each in OUT/runs/N/
+# (algorithm, status, results, and the state before and after). Algorithms
+# alternate inside one boot, so that sync and async are measured side by side.
+per_alg() {
+	n=0
+	for a in $(algs); do
+		n=$((n + 1))
+		d=$out/runs/$n
+		mkdir -p "$d"
+		echo "$a" >"$d/algorithm"
+		if ! zram_for "$a" "$2"; then
+			echo "not available on this kernel" >"$d/status"
+			continue
+		fi
+		echo "ACOMP: progress: $scenario with $a"
+		o=$out
+		out=$d
+		snapshot before
+		if "$1" "$a"; then echo ok >"$d/status"; else echo "failed" >"$d/status"; fi
+		snapshot after
+		out=$o
+	done
+	zram_for lz4 1M && echo 1 >"$ZRAM/reset"
+}
+
+run_fio() {
+	fio --output-format=json --output="$out/fio.json" /acomp/bench/zram-write.fio
+}
+
+CG=/sys/fs/cgroup/acomp-bench
+# run_swap: memstress in a cgroup limited to ACOMP_MEMMAX (default 64M),
+# zram0 as its swap: ACOMP_PROCS x ACOMP_MIB MiB, random and sequential passes.
+run_swap() {
+	mkswap /dev/zram0 >/dev/null && swapon /dev/zram0 || return 1
+	echo +memory >/sys/fs/cgroup/cgroup.subtree_control
+	mkdir -p "$CG"
+	echo "${ACOMP_MEMMAX:-64M}" >"$CG/memory.max"
+	sh -c "echo \$\$ >$CG/cgroup.procs && exec memstress -m ${ACOMP_MIB:-96} -P ${ACOMP_PROCS:-2} -p 2 -o both" \
+		>"$out/memstress.txt" 2>&1
+	rc=$?
+	swapoff /dev/zram0
+	rmdir "$CG"
+	return $rc
 }
 
 case "$scenario" in
 zram-fio)
-	echo 1 >"$ZRAM/reset"
-	echo "$alg" >"$ZRAM/comp_algorithm" || exit 1
-	echo 1G >"$ZRAM/disksize" || exit 1
-	snapshot before
-	echo "ACOMP: progress: fio on zram0 with $alg"
-	fio --output-format=json --output="$out/fio.json" /acomp/bench/zram-write.fio || exit 1
-	snapshot after
-	echo "$alg" >"$out/algorithm"
+	per_alg run_fio 1G
+	;;
+zram-swap)
+	per_alg run_swap 512M
 	;;
 pagebench)
 	D=/sys/kernel/debug/acomp_pagebench

@@ -58,8 +58,8 @@ def fio_metrics(text):
 
 
 def selftest(d):
-    """Parsers against golden fixtures: X.json (fio) or X.txt (pagebench)
-    and X.expected, one 'algorithm metric value' line per metric. TAP out."""
+    """Parsers against golden fixtures: X.json (fio), X.txt (pagebench) or
+    X.memstress (memstress output) and X.expected, one 'algorithm metric value' line per metric. TAP out."""
     results = []
     for f in sorted(os.listdir(d)):
         base, ext = os.path.splitext(f)
@@ -69,6 +69,10 @@ def selftest(d):
         elif ext == ".txt":
             got = ["%s %s %g" % (r["algorithm"], k, v["value"])
                    for r in pagebench_records({}, text) for k, v in sorted(r["metrics"].items())]
+        elif ext == ".memstress":
+            metrics, mismatches = memstress_metrics(text)
+            got = ["- %s %g" % (k, v["value"]) for k, v in sorted(metrics.items())]
+            got.append("mismatches %s" % mismatches)
         else:
             continue
         want = (read(os.path.join(d, base + ".expected")) or "").splitlines()
@@ -141,6 +145,10 @@ def raw_records(rundir, name, facts):
     pb = read(os.path.join(d, "outbox", "pagebench.txt"))
     if m["scenario"] == "pagebench":
         return pagebench_records(rec, pb or "") if status == "ok" else [rec]
+    runs = os.path.join(d, "outbox", "runs")
+    if os.path.isdir(runs):
+        return [r for n in sorted(os.listdir(runs), key=int)
+                for r in alg_record(rec, os.path.join(runs, n), status)]
     fio = read(os.path.join(d, "outbox", "fio.json"))
     if status == "ok" and fio:
         rec["metrics"].update(fio_metrics(fio))
@@ -154,6 +162,64 @@ def raw_records(rundir, name, facts):
     if len(mm) >= 2 and int(mm[1]) > 0:
         rec["metrics"]["zram.ratio"] = {"value": round(int(mm[0]) / int(mm[1]), 3),
                                         "unit": "x", "better": "higher"}
+    return [rec]
+
+
+MEMSTRESS_METRICS = [
+    ("pages_per_s", "pages/s", "higher"), ("mib_per_s", "MiB/s", "higher"),
+    ("fault_p50_us", "us", "lower"), ("fault_p90_us", "us", "lower"),
+    ("fault_p99_us", "us", "lower"), ("fault_p999_us", "us", "lower"),
+    ("fault_max_us", "us", "none"), ("user_s", "s", "lower"), ("sys_s", "s", "lower"),
+]
+
+
+def memstress_metrics(text):
+    """Metrics of memstress's result line, and its mismatch count."""
+    for line in (text or "").splitlines():
+        if line.startswith("memstress: ") and "mismatches=" in line:
+            kv = dict(f.split("=", 1) for f in line.split()[1:] if "=" in f)
+            return ({"memstress.%s" % k: {"value": float(kv[k]), "unit": u, "better": b}
+                     for k, u, b in MEMSTRESS_METRICS if k in kv}, int(kv["mismatches"]))
+    return {}, None
+
+
+def alg_record(base, d, boot_status):
+    """The record of one algorithm's run inside a boot (outbox/runs/N/)."""
+    alg = (read(os.path.join(d, "algorithm")) or "?").strip()
+    status = (read(os.path.join(d, "status")) or "missing").strip()
+    if status.startswith("not available"):
+        return []
+    if boot_status != "ok":
+        status = boot_status
+    rec = dict(base, algorithm=alg, mode="async" if alg.startswith("acompd(") else "sync",
+               status=status, metrics={})
+    fio = read(os.path.join(d, "fio.json"))
+    if status == "ok" and fio:
+        rec["metrics"].update(fio_metrics(fio))
+    ms = read(os.path.join(d, "memstress.txt"))
+    if ms is not None:
+        rec["consumer"] = "zram-swap"
+        metrics, mismatches = memstress_metrics(ms)
+        if mismatches is None or mismatches:
+            rec["status"] = "memstress: %s" % ("no result line" if mismatches is None
+                                               else "%d mismatches" % mismatches)
+        rec["metrics"].update(metrics)
+    before = vmstat(os.path.join(d, "vmstat.before"))
+    after = vmstat(os.path.join(d, "vmstat.after"))
+    for k in ("pswpin", "pswpout", "pgmajfault", "pgsteal_anon", "pgscan_anon"):
+        if k in before and k in after:
+            rec["metrics"]["vmstat.%s" % k] = {"value": after[k] - before[k], "unit": "pages",
+                                                "better": "none"}
+    mm = (read(os.path.join(d, "zram-mm_stat.after")) or "").split()
+    if len(mm) >= 2 and int(mm[1]) > 0:
+        rec["metrics"]["zram.ratio"] = {"value": round(int(mm[0]) / int(mm[1]), 3),
+                                        "unit": "x", "better": "higher"}
+    st = (read(os.path.join(d, "zram-async_stat.after")) or "").split()
+    if len(st) >= 5:
+        rec["metrics"]["zram.async_submitted"] = {"value": int(st[0]), "unit": "pages",
+                                                  "better": "none"}
+        rec["metrics"]["zram.async_peak_in_flight"] = {"value": int(st[3]), "unit": "requests",
+                                                       "better": "none"}
     return [rec]
 
 
