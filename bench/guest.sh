@@ -60,7 +60,7 @@ per_alg() {
 }
 
 run_fio() {
-	fio --output-format=json --output="$out/fio.json" /acomp/bench/zram-write.fio
+	ACOMP_FIO_LOOPS=${ACOMP_FIO_LOOPS:-1} fio --output-format=json --output="$out/fio.json" /acomp/bench/zram-write.fio
 }
 
 CG=/sys/fs/cgroup/acomp-bench

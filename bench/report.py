@@ -16,7 +16,8 @@ import re
 import statistics
 import sys
 
-# fio job name -> metrics taken from it: (key, fio path, unit, better, scale)
+# fio job name -> metrics taken from it: (key, fio path, unit, better, scale);
+# a "write" path is read from "read" for a job that read more than it wrote.
 FIO_METRICS = [
     ("bw", ("write", "bw_bytes"), "MiB/s", "higher", 1 / 1048576),
     ("iops", ("write", "iops"), "IO/s", "higher", 1),
@@ -49,7 +50,12 @@ def fio_metrics(text):
     # fio may print warnings before its JSON.
     data = json.loads(text[text.index("{"):])
     for job in data.get("jobs", []):
+        # A job's figures are those of the direction it moved data in.
+        rw = "read" if (dig(job, ("read", "io_bytes")) or 0) > (dig(job, ("write", "io_bytes")) or 0) \
+            else "write"
         for key, path, unit, better, scale in FIO_METRICS:
+            if path[0] == "write":
+                path = (rw,) + path[1:]
             v = dig(job, path)
             if v is not None:
                 out["%s.%s" % (job["jobname"], key)] = {
