@@ -74,6 +74,8 @@ run_swap() {
 	sh -c "echo \$\$ >$CG/cgroup.procs && exec memstress -m ${ACOMP_MIB:-96} -P ${ACOMP_PROCS:-2} -p 2 -o both" \
 		>"$out/memstress.txt" 2>&1
 	rc=$?
+	# What zram held under pressure (swapoff empties it).
+	cat "$ZRAM/mm_stat" >"$out/zram-mm_stat.loaded"
 	swapoff /dev/zram0
 	rmdir "$CG"
 	return $rc

@@ -216,7 +216,10 @@ def alg_record(base, d, boot_status):
         if k in before and k in after:
             rec["metrics"]["vmstat.%s" % k] = {"value": after[k] - before[k], "unit": "pages",
                                                 "better": "none"}
-    mm = (read(os.path.join(d, "zram-mm_stat.after")) or "").split()
+    # zram's ratio: as loaded for swap runs (swapoff empties it), else after.
+    loaded = read(os.path.join(d, "zram-mm_stat.loaded"))
+    mm = (loaded if loaded is not None else
+          "" if ms is not None else read(os.path.join(d, "zram-mm_stat.after")) or "").split()
     if len(mm) >= 2 and int(mm[1]) > 0:
         rec["metrics"]["zram.ratio"] = {"value": round(int(mm[0]) / int(mm[1]), 3),
                                         "unit": "x", "better": "higher"}
