@@ -155,20 +155,8 @@ def raw_records(rundir, name, facts):
     if os.path.isdir(runs):
         return [r for n in sorted(os.listdir(runs), key=int)
                 for r in alg_record(rec, os.path.join(runs, n), status)]
-    fio = read(os.path.join(d, "outbox", "fio.json"))
-    if status == "ok" and fio:
-        rec["metrics"].update(fio_metrics(fio))
-    before = vmstat(os.path.join(d, "outbox", "vmstat.before"))
-    after = vmstat(os.path.join(d, "outbox", "vmstat.after"))
-    for k in ("pswpin", "pswpout", "pgmajfault", "pgsteal_anon"):
-        if k in before and k in after:
-            rec["metrics"]["vmstat.%s" % k] = {"value": after[k] - before[k], "unit": "pages",
-                                                "better": "none"}
-    mm = (read(os.path.join(d, "outbox", "zram-mm_stat.after")) or "").split()
-    if len(mm) >= 2 and int(mm[1]) > 0:
-        rec["metrics"]["zram.ratio"] = {"value": round(int(mm[0]) / int(mm[1]), 3),
-                                        "unit": "x", "better": "higher"}
-    return [rec]
+    # Older runs: one algorithm per boot, its files at the top of the outbox.
+    return alg_record(rec, os.path.join(d, "outbox"), status, alg=m["alg"], status="ok")
 
 
 MEMSTRESS_METRICS = [
@@ -189,10 +177,11 @@ def memstress_metrics(text):
     return {}, None
 
 
-def alg_record(base, d, boot_status):
-    """The record of one algorithm's run inside a boot (outbox/runs/N/)."""
-    alg = (read(os.path.join(d, "algorithm")) or "?").strip()
-    status = (read(os.path.join(d, "status")) or "missing").strip()
+def alg_record(base, d, boot_status, alg=None, status=None):
+    """The record of one algorithm's run inside a boot (outbox/runs/N/, or
+    the outbox itself for runs with one algorithm, given with its status)."""
+    alg = alg or (read(os.path.join(d, "algorithm")) or "?").strip()
+    status = status or (read(os.path.join(d, "status")) or "missing").strip()
     if status.startswith("not available"):
         return []
     if boot_status != "ok":

@@ -44,3 +44,24 @@ tap_done() {
 vmstat() {
 	awk -v k="$1" '$1 == k { print $2; f = 1 } END { if (!f) print "missing" }' /proc/vmstat
 }
+
+# cpu1_cycling CMD...: run CMD in the background while CPU 1 is taken offline
+# and back in a loop until CMD ends. Succeeds when CMD did, CPU 1 went offline
+# at least once and is online again; prints the number of cycles.
+cpu1_cycling() {
+	_cpu1=/sys/devices/system/cpu/cpu1/online
+	rm -f /tmp/cycling.rc
+	(
+		_rc=0
+		"$@" || _rc=1
+		echo "$_rc" >/tmp/cycling.rc.new && mv /tmp/cycling.rc.new /tmp/cycling.rc
+	) &
+	_n=0
+	while [ ! -e /tmp/cycling.rc ]; do
+		echo 0 >"$_cpu1" && echo 1 >"$_cpu1" || { wait; return 1; }
+		_n=$((_n + 1))
+	done
+	wait
+	echo "cpu1 offline/online cycles: $_n; exit: $(cat /tmp/cycling.rc)"
+	[ "$_n" -gt 0 ] && [ "$(cat /tmp/cycling.rc)" = 0 ] && [ "$(cat "$_cpu1")" = 1 ]
+}

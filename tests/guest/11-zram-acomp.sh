@@ -9,8 +9,6 @@
 . /acomp/tests/tap.sh
 . /acomp/tests/zram-lib.sh
 
-CPU1=/sys/devices/system/cpu/cpu1/online
-
 # fio_data ALG RW BS SIZE DATA: one write-then-verify pass over a fresh zram0.
 # DATA: compressible (50%, crc32c), incompressible (random, crc32c), zero or
 # same (every page filled with one 8-byte word, checked against the pattern).
@@ -142,20 +140,7 @@ lists_usual_names() {
 # hotplug_fio: write-then-verify through acompd(lz4) while CPU 1 is taken
 # offline and back until fio ends.
 hotplug_fio() {
-	rm -f /tmp/fio.rc
-	(
-		rc=0
-		fio_verify 'acompd(lz4)' randrw 4k 32M || rc=1
-		echo "$rc" >/tmp/fio.rc.new && mv /tmp/fio.rc.new /tmp/fio.rc
-	) &
-	n=0
-	while [ ! -e /tmp/fio.rc ]; do
-		echo 0 >"$CPU1" && echo 1 >"$CPU1" || return 1
-		n=$((n + 1))
-	done
-	wait
-	echo "cpu1 offline/online cycles: $n"
-	[ "$n" -gt 0 ] && [ "$(cat /tmp/fio.rc)" = 0 ] && [ "$(cat "$CPU1")" = 1 ]
+	cpu1_cycling fio_verify 'acompd(lz4)' randrw 4k 32M
 }
 
 # reset_after_async_io: buffered writes (flushed on close) then reset at once.
