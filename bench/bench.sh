@@ -46,11 +46,19 @@ for rep in $(seq 1 "$reps"); do
 		el=$(($(date +%s) - start))
 		eta=$([ "$i" -gt 1 ] && echo "$((el * (total - i + 1) / (i - 1)))s" || echo "?")
 		echo "[bench] run $i/$total: $scenario $k rep $rep (elapsed ${el}s, remaining ~$eta)"
+		# zswap scenarios swap to a second disk (sparse, fresh every boot).
+		disk=()
+		case $scenario in zswap-*)
+			rm -f "$BUILD/bench-swap.img"
+			truncate -s 1G "$BUILD/bench-swap.img"
+			disk=(-d "$BUILD/bench-swap.img") ;;
+		esac
 		"$TOP/qemu-images/run.sh" -q -k "$BUILD/kernels/$k/arch/x86/boot/bzImage" \
 			-i "$BUILD/initramfs-$k.cpio.gz" -o "$run/raw/$scenario-$k-$alg-r$rep" -t 900 -m 1024 -c 2 \
-			-a "ACOMP_JOB=bench ACOMP_SCENARIO=$scenario ACOMP_ALG=$alg ${GUEST_ARGS:-}" ||
+			"${disk[@]}" -a "ACOMP_JOB=bench ACOMP_SCENARIO=$scenario ACOMP_ALG=$alg ${GUEST_ARGS:-}" ||
 			echo "[bench] run $i failed: $(cat "$run/raw/$scenario-$k-$alg-r$rep/status")"
 	done
 done
+rm -f "$BUILD/bench-swap.img"
 echo "[bench] $total runs in $(($(date +%s) - start))s; results in ${run#"$TOP"/}"
 python3 "$TOP/bench/report.py" summarize "$run"

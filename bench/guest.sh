@@ -6,6 +6,9 @@
 #              fio.json, zram and vmstat state before and after
 #   zram-swap  zram0 as swap of a memory.max-limited cgroup running memstress,
 #              per algorithm as above, memstress's line in memstress.txt
+#   zswap-swap zswap with each algorithm in front of the swap disk /dev/vdb
+#              (bench.sh attaches it), memstress as for zram-swap; zswap's
+#              debugfs statistics before, under load and after
 #   pagebench  consumer/pagebench on /acomp/corpus.bin for each algorithm in
 #              ACOMP_ALGS (comma-separated) and depth in ACOMP_DEPTHS, ACOMP_ITERS
 #              passes each; result lines in OUT/pagebench.txt
@@ -13,6 +16,8 @@ out=${1:-/out}
 scenario=${ACOMP_SCENARIO:-zram-fio}
 alg=${ACOMP_ALG:-lz4}
 ZRAM=/sys/block/zram0
+ZSWAP=/sys/module/zswap/parameters
+ZSWAP_DBG=/sys/kernel/debug/zswap
 
 snapshot() {
 	cp /proc/vmstat "$out/vmstat.$1"
@@ -20,6 +25,14 @@ snapshot() {
 	cat "$ZRAM/mm_stat" >"$out/zram-mm_stat.$1" 2>/dev/null
 	cat "$ZRAM/io_stat" >"$out/zram-io_stat.$1" 2>/dev/null
 	cat "$ZRAM/async_stat" >"$out/zram-async_stat.$1" 2>/dev/null
+	zswap_stats >"$out/zswap.$1"
+}
+
+# zswap's debugfs statistics, one "name value" per line.
+zswap_stats() {
+	for f in "$ZSWAP_DBG"/*; do
+		[ -f "$f" ] && echo "${f##*/} $(cat "$f")"
+	done
 }
 
 # algs: ACOMP_ALGS (comma-separated) or ACOMP_ALG, one per line.
@@ -34,9 +47,17 @@ zram_for() {
 	echo "$1" >"$ZRAM/comp_algorithm" 2>/dev/null && echo "$2" >"$ZRAM/disksize"
 }
 
-# per_alg SCENARIO-FUNCTION: run it for every algorithm, each in OUT/runs/N/
-# (algorithm, status, results, and the state before and after). Algorithms
-# alternate inside one boot, so that sync and async are measured side by side.
+# zswap_for ALG: zswap with ALG (in front of the swap disk: run_swap turns it
+# on); fails if the kernel lacks ALG.
+zswap_for() {
+	echo N >"$ZSWAP/enabled"
+	echo "$1" >"$ZSWAP/compressor" 2>/dev/null
+}
+
+# per_alg SCENARIO-FUNCTION SIZE [SETUP]: run it for every algorithm, each in
+# OUT/runs/N/ (algorithm, status, results, and the state before and after),
+# after SETUP ALG SIZE (default zram_for). Algorithms alternate inside one
+# boot, so that sync and async are measured side by side.
 per_alg() {
 	n=0
 	for a in $(algs); do
@@ -44,7 +65,7 @@ per_alg() {
 		d=$out/runs/$n
 		mkdir -p "$d"
 		echo "$a" >"$d/algorithm"
-		if ! zram_for "$a" "$2"; then
+		if ! "${3:-zram_for}" "$a" "$2"; then
 			echo "not available on this kernel" >"$d/status"
 			continue
 		fi
@@ -65,18 +86,29 @@ run_fio() {
 
 CG=/sys/fs/cgroup/acomp-bench
 # run_swap: memstress in a cgroup limited to ACOMP_MEMMAX (default 64M),
-# zram0 as its swap: ACOMP_PROCS x ACOMP_MIB MiB, random and sequential passes.
+# zram0 (or, for zswap-swap, zswap and /dev/vdb) as its swap: ACOMP_PROCS x
+# ACOMP_MIB MiB, random and sequential passes.
 run_swap() {
-	mkswap /dev/zram0 >/dev/null && swapon /dev/zram0 || return 1
+	dev=/dev/zram0
+	if [ "$scenario" = zswap-swap ]; then
+		dev=/dev/vdb
+		echo Y >"$ZSWAP/enabled" || return 1
+	fi
+	mkswap "$dev" >/dev/null && swapon "$dev" || return 1
 	echo +memory >/sys/fs/cgroup/cgroup.subtree_control
 	mkdir -p "$CG"
 	echo "${ACOMP_MEMMAX:-64M}" >"$CG/memory.max"
 	sh -c "echo \$\$ >$CG/cgroup.procs && exec memstress -m ${ACOMP_MIB:-96} -P ${ACOMP_PROCS:-2} -p 2 -o both" \
 		>"$out/memstress.txt" 2>&1
 	rc=$?
-	# What zram held under pressure (swapoff empties it).
-	cat "$ZRAM/mm_stat" >"$out/zram-mm_stat.loaded"
-	swapoff /dev/zram0
+	# What zram or zswap held under pressure (swapoff empties it).
+	if [ "$dev" = /dev/zram0 ]; then
+		cat "$ZRAM/mm_stat" >"$out/zram-mm_stat.loaded"
+	else
+		zswap_stats >"$out/zswap.loaded"
+	fi
+	swapoff "$dev"
+	echo N >"$ZSWAP/enabled"
 	rmdir "$CG"
 	return $rc
 }
@@ -87,6 +119,9 @@ zram-fio)
 	;;
 zram-swap)
 	per_alg run_swap 512M
+	;;
+zswap-swap)
+	per_alg run_swap 0 zswap_for
 	;;
 pagebench)
 	D=/sys/kernel/debug/acomp_pagebench

@@ -177,6 +177,26 @@ def memstress_metrics(text):
     return {}, None
 
 
+def zswap_metrics(d):
+    """zswap's debugfs counters over a run (files zswap.before/after, as
+    "name value" lines) and its compression ratio under load (zswap.loaded)."""
+    before = vmstat(os.path.join(d, "zswap.before"))
+    after = vmstat(os.path.join(d, "zswap.after"))
+    loaded = vmstat(os.path.join(d, "zswap.loaded"))
+    m = {}
+    for k in ("async_compress", "async_decompress", "written_back_pages",
+              "reject_compress_poor", "reject_alloc_fail"):
+        if k in before and k in after:
+            m["zswap.%s" % k] = {"value": after[k] - before[k], "unit": "pages", "better": "none"}
+    if "async_wait_ns" in before and "async_wait_ns" in after:
+        m["zswap.async_wait"] = {"value": round((after["async_wait_ns"] - before["async_wait_ns"]) / 1e9, 3),
+                                 "unit": "s", "better": "none"}
+    if loaded.get("pool_total_size", 0) > 0 and "stored_pages" in loaded:
+        m["zswap.ratio"] = {"value": round(loaded["stored_pages"] * 4096 / loaded["pool_total_size"], 3),
+                            "unit": "x", "better": "higher"}
+    return m
+
+
 def alg_record(base, d, boot_status, alg=None, status=None):
     """The record of one algorithm's run inside a boot (outbox/runs/N/, or
     the outbox itself for runs with one algorithm, given with its status)."""
@@ -193,7 +213,7 @@ def alg_record(base, d, boot_status, alg=None, status=None):
         rec["metrics"].update(fio_metrics(fio))
     ms = read(os.path.join(d, "memstress.txt"))
     if ms is not None:
-        rec["consumer"] = "zram-swap"
+        rec["consumer"] = "zswap-swap" if rec["scenario"].startswith("zswap") else "zram-swap"
         metrics, mismatches = memstress_metrics(ms)
         if mismatches is None or mismatches:
             rec["status"] = "memstress: %s" % ("no result line" if mismatches is None
@@ -201,7 +221,8 @@ def alg_record(base, d, boot_status, alg=None, status=None):
         rec["metrics"].update(metrics)
     before = vmstat(os.path.join(d, "vmstat.before"))
     after = vmstat(os.path.join(d, "vmstat.after"))
-    for k in ("pswpin", "pswpout", "pgmajfault", "pgsteal_anon", "pgscan_anon"):
+    for k in ("pswpin", "pswpout", "zswpin", "zswpout", "pgmajfault", "pgsteal_anon",
+              "pgscan_anon"):
         if k in before and k in after:
             rec["metrics"]["vmstat.%s" % k] = {"value": after[k] - before[k], "unit": "pages",
                                                 "better": "none"}
@@ -212,6 +233,8 @@ def alg_record(base, d, boot_status, alg=None, status=None):
     if len(mm) >= 2 and int(mm[1]) > 0:
         rec["metrics"]["zram.ratio"] = {"value": round(int(mm[0]) / int(mm[1]), 3),
                                         "unit": "x", "better": "higher"}
+    if rec["consumer"] == "zswap-swap":
+        rec["metrics"].update(zswap_metrics(d))
     st = (read(os.path.join(d, "zram-async_stat.after")) or "").split()
     if len(st) >= 5:
         rec["metrics"]["zram.async_submitted"] = {"value": int(st[0]), "unit": "pages",

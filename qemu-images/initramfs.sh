@@ -11,7 +11,7 @@ STAGE=initramfs
 
 out=${1:?usage: initramfs.sh OUT.cpio.gz [MODULE.ko|DIR ...]}
 shift
-need_pkgs busybox-static fio stress-ng cpio gzip
+need_pkgs busybox-static fio stress-ng cpio gzip bash e2fsprogs bc
 
 root=$BUILD/initramfs.root
 rm -rf "$root"
@@ -22,9 +22,13 @@ for app in $(/bin/busybox --list); do
 	[ -e "$root/bin/$app" ] || ln -s busybox "$root/bin/$app"
 done
 
-# Dynamically linked tools and every library they load (ldd resolves the chain).
-for exe in /usr/bin/fio /usr/bin/stress-ng; do
-	cp "$exe" "$root/usr/bin/"
+# Dynamically linked tools and every library they load (ldd resolves the chain),
+# as SOURCE:DEST. bash, mke2fs and bc serve the kernel's zram selftest
+# (tools/testing/selftests/zram: bash scripts that make ext4 on zram).
+for pair in /usr/bin/fio:/usr/bin/fio /usr/bin/stress-ng:/usr/bin/stress-ng \
+	/usr/bin/bash:/bin/bash /usr/sbin/mke2fs:/sbin/mke2fs /usr/bin/bc:/usr/bin/bc; do
+	exe=${pair%%:*}
+	cp "$exe" "$root${pair#*:}"
 	for lib in $(ldd "$exe" | awk '/=>/ {print $3} /^\t\/lib/ {print $1}'); do
 		[ -e "$root$lib" ] && continue
 		mkdir -p "$root$(dirname "$lib")"
@@ -35,6 +39,8 @@ done
 [ -e "$root/lib64/ld-linux-x86-64.so.2" ] || cp -L /lib64/ld-linux-x86-64.so.2 "$root/lib64/"
 # On merged-/usr systems ldd reports /lib/x86_64-linux-gnu paths; make /usr/lib point there too.
 ln -s ../lib "$root/usr/lib"
+ln -s mke2fs "$root/sbin/mkfs.ext4"
+[ -f /etc/mke2fs.conf ] && cp /etc/mke2fs.conf "$root/etc/"
 echo 'root:x:0:0:root:/:/bin/sh' >"$root/etc/passwd"
 echo 'root:x:0:' >"$root/etc/group"
 
@@ -53,6 +59,11 @@ if [ -n "${KMODROOT:-}" ] && [ -d "$KMODROOT/lib/modules" ]; then
 	cp -a "$KMODROOT/lib/modules" "$root/lib/"
 fi
 ln -s ../bin/busybox "$root/sbin/modprobe"
+# The kernel's own zram selftest, from the development tree.
+if [ -d "$BUILD/linux/tools/testing/selftests/zram" ]; then
+	mkdir -p "$root/acomp/selftests"
+	cp -r "$BUILD/linux/tools/testing/selftests/zram" "$root/acomp/selftests/"
+fi
 [ -f "$BUILD/corpus.bin" ] && cp "$BUILD/corpus.bin" "$root/acomp/corpus.bin"
 
 install -m 755 "$TOP/qemu-images/init.sh" "$root/init"

@@ -38,8 +38,14 @@ say "parsers against tests/fixtures"
 
 list=$(IFS=,; echo "${names[*]}")
 say "booting $(basename "$(dirname "$(dirname "$(dirname "$(dirname "$kernel")")")")") kernel: ${#names[@]} test script(s), timeout ${timeout}s, logs in $rundir"
+# The second disk is the swap disk of the zswap tests (sparse, 512 MiB);
+# zswap's boot-time compressor is checked by 02-zswap-boot.
+rm -f "$rundir/swap.img"
+truncate -s 512M "$rundir/swap.img"
 "$TOP/qemu-images/run.sh" -k "$kernel" -i "$initrd" -o "$rundir" -t "$timeout" -m 1024 -c 2 \
-	-a "ACOMP_JOB=test ACOMP_TESTS=$list ACOMP_TEST_TIMEOUT=$test_timeout" || true
+	-d "$rundir/swap.img" \
+	-a "zswap.compressor=acompd(lz4) ACOMP_JOB=test ACOMP_TESTS=$list ACOMP_TEST_TIMEOUT=$test_timeout" || true
+rm -f "$rundir/swap.img"
 
 # The host-side parser results go in with the guest's (the outbox may be
 # missing when the guest crashed).

@@ -18,8 +18,9 @@ not_ok() {
 	echo "not ok $TAP_N - $*"
 }
 
+# diag TEXT: TEXT as diagnostics, every line of it prefixed with "# ".
 diag() {
-	echo "# $*"
+	printf '%s\n' "$*" | sed 's/^/# /'
 }
 
 # check DESCRIPTION COMMAND...: one test, passing when COMMAND succeeds. On

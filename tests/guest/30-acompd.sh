@@ -25,12 +25,19 @@ netlink_async_acomp() {
 	cryptouser -n "$1" acomp | tee /tmp/cryptouser.out && grep -q 'async=yes' /tmp/cryptouser.out
 }
 
-# Earlier tests (zram through acompd) may have loaded it: once they reset their
-# devices nothing holds it, so it unloads; then nothing loads it until asked.
+# Earlier tests (zram through acompd, zswap's boot-time pool) loaded it: once
+# they reset their devices and zswap left its acompd(lz4) pool (02-zswap-boot),
+# nothing holds it, so it unloads; then nothing loads it until asked. zswap
+# releases an old pool from a work item, after an RCU grace period: allow it
+# a few seconds.
 unloaded() {
-	if grep -q '^acompd ' /proc/modules; then
-		rmmod acompd || return 1
-	fi
+	_try=0
+	while grep -q '^acompd ' /proc/modules; do
+		rmmod acompd && break
+		_try=$((_try + 1))
+		[ $_try -lt 20 ] || return 1
+		sleep 0.5
+	done
 	! grep -q '^acompd ' /proc/modules
 }
 check "acompd is unloaded (nothing holds it) and stays so until something asks for it" unloaded

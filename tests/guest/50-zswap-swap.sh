@@ -1,0 +1,88 @@
+#!/bin/sh
+# zswap in front of a virtio-blk swap disk, with synchronous compressors and
+# acompd: compressor names at run time (every algorithm acompd
+# wraps; unknown names refused, the pool in use kept), swap pressure under a
+# cgroup v2 memory.max with a page-verifying workload, and compressor and
+# zpool switched at run time under that load.
+. /acomp/tests/tap.sh
+. /acomp/tests/zswap-lib.sh
+
+# refused NAME: setting compressor NAME fails with a message naming it, and
+# the compressor in use stays.
+refused() {
+	zswap_param compressor lz4 || return 1
+	if echo "$1" >"$ZSWAP/compressor" 2>/tmp/refused.err; then
+		echo "accepted $1"
+		return 1
+	fi
+	cat /tmp/refused.err
+	dmesg | tail -5
+	[ "$(cat "$ZSWAP/compressor")" = lz4 ] &&
+		dmesg | tail -5 | grep -qF "compressor $1 not available"
+}
+
+# swap_run ALG: memstress 2x32 MiB in 24 MiB, pages through zswap both ways,
+# every page verified.
+swap_run() {
+	swapdisk_on || return 1
+	zswap_param compressor "$1" && zswap_param enabled Y || return 1
+	out0=$(vmstat zswpout) in0=$(vmstat zswpin)
+	ac0=$(zswap_dbg async_compress) ad0=$(zswap_dbg async_decompress)
+	memstress_cg 24M -m 32 -P 2 -p 2 -o both
+	rc=$?
+	out1=$(vmstat zswpout) in1=$(vmstat zswpin)
+	ac1=$(zswap_dbg async_compress) ad1=$(zswap_dbg async_decompress)
+	echo "zswpout +$((out1 - out0)) zswpin +$((in1 - in0)) async_compress $ac0 -> $ac1 async_decompress $ad0 -> $ad1 async_wait_ns $(zswap_dbg async_wait_ns)"
+	swapdisk_off || return 1
+	[ "$rc" -eq 0 ] && grep -q ' mismatches=0 ' /tmp/memstress.out || return 1
+	[ $((out1 - out0)) -gt 4096 ] && [ $((in1 - in0)) -gt 0 ] || return 1
+	# Through acompd the pages went asynchronous, both ways; a synchronous
+	# compressor never does.
+	case $1 in
+	acompd*) [ $((ac1 - ac0)) -gt 4096 ] && [ $((ad1 - ad0)) -gt 0 ] && [ "$(zswap_dbg async_wait_ns)" -gt 0 ] ;;
+	*) [ "$ac1" = "$ac0" ] && [ "$ad1" = "$ad0" ] ;;
+	esac
+}
+
+# switching: memstress 2x32 MiB in 24 MiB for 3 passes while the compressor and the
+# zpool change every round; every page verified.
+switching() {
+	swapdisk_on || return 1
+	zswap_param compressor lz4 && zswap_param enabled Y || return 1
+	rm -f /tmp/switch.rc
+	(memstress_cg 24M -m 32 -P 2 -p 3 -o both >/dev/null; echo $? >/tmp/switch.rc.new; mv /tmp/switch.rc.new /tmp/switch.rc) &
+	n=0 bad=0
+	while [ ! -e /tmp/switch.rc ]; do
+		for c in 'acompd(lz4):zsmalloc' zstd:zbud 'acompd(zstd):zbud' lz4:zsmalloc; do
+			[ -e /tmp/switch.rc ] && break
+			zswap_param compressor "${c%%:*}" || bad=$((bad + 1))
+			zswap_param zpool "${c#*:}" || bad=$((bad + 1))
+			n=$((n + 1))
+			sleep 1
+		done
+	done
+	wait
+	cat /tmp/memstress.out
+	echo "switches $n, refused $bad, pools now: $(dmesg | grep -c 'zswap: using')"
+	swapdisk_off || return 1
+	[ "$(cat /tmp/switch.rc)" = 0 ] && grep -q ' mismatches=0 ' /tmp/memstress.out &&
+		[ "$n" -ge 4 ] && [ "$bad" = 0 ]
+}
+
+check "swap disk $SWAPDEV is attached" test -b "$SWAPDEV"
+for alg in lzo lzo-rle lz4 lz4hc zstd deflate 842; do
+	check "zswap compressor acompd($alg) accepted at run time" zswap_param compressor "acompd($alg)"
+done
+check "zswap refuses an unknown compressor, keeping the pool in use" refused no-such-alg
+check "zswap refuses acompd() of an unknown algorithm, keeping the pool in use" refused 'acompd(no-such-alg)'
+for alg in lz4 'acompd(lz4)'; do
+	check "zswap $alg on a swap disk under memory.max=24M: memstress 2x32 MiB, 0 mismatches, async counters right" swap_run "$alg"
+	diag "$(grep -e memstress: -e zswpout /tmp/tap-check.out)"
+done
+check "zswap: compressor and zpool switched every second under swap pressure, 0 mismatches" switching
+diag "$(grep -e memstress: -e switches /tmp/tap-check.out)"
+
+# Leave zswap off, on a synchronous compressor.
+zswap_param enabled N
+zswap_param compressor lz4
+tap_done
