@@ -160,10 +160,10 @@ check "comp_algorithm refuses an unknown name, keeping the selection" refused no
 check "comp_algorithm refuses acompd() of an unknown algorithm" refused 'acompd(no-such-alg)'
 check "comp_algorithm refuses a change on an initialised device (EBUSY)" busy_when_initialised
 for alg in 'acompd(lz4)' 'acompd(zstd)'; do
-	check "zram $alg: fio randwrite 4k 32MiB then crc32c verify" fio_verify "$alg" randwrite 4k 32M
-	check "zram $alg: fio seq write 64k 32MiB then crc32c verify" fio_verify "$alg" write 64k 32M
+	check "zram $alg: fio randwrite 4k 16MiB then crc32c verify" fio_verify "$alg" randwrite 4k 16M
+	check "zram $alg: fio seq write 64k 16MiB then crc32c verify" fio_verify "$alg" write 64k 16M
 done
-check "zram lz4-scomp: fio randwrite 4k 32MiB then crc32c verify" fio_verify lz4-scomp randwrite 4k 32M
+check "zram lz4-scomp: fio randwrite 4k 16MiB then crc32c verify" fio_verify lz4-scomp randwrite 4k 16M
 for alg in lz4 'acompd(lz4)'; do
 	for data in zero same compressible incompressible; do
 		check "zram $alg: fio mixed 4k-64k random writes of $data data then verify" \

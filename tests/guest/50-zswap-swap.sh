@@ -44,13 +44,13 @@ swap_run() {
 	esac
 }
 
-# switching: memstress 2x32 MiB in 24 MiB for 3 passes while the compressor and the
+# switching: memstress 2x32 MiB in 24 MiB for 2 passes while the compressor and the
 # zpool change every round; every page verified.
 switching() {
 	swapdisk_on || return 1
 	zswap_param compressor lz4 && zswap_param enabled Y || return 1
 	rm -f /tmp/switch.rc
-	(memstress_cg 24M -m 32 -P 2 -p 3 -o both >/dev/null; echo $? >/tmp/switch.rc.new; mv /tmp/switch.rc.new /tmp/switch.rc) &
+	(memstress_cg 24M -m 32 -P 2 -p 2 -o both >/dev/null; echo $? >/tmp/switch.rc.new; mv /tmp/switch.rc.new /tmp/switch.rc) &
 	n=0 bad=0
 	while [ ! -e /tmp/switch.rc ]; do
 		for c in 'acompd(lz4):zsmalloc' zstd:zbud 'acompd(zstd):zbud' lz4:zsmalloc; do

@@ -15,7 +15,7 @@ hotplug_swap() {
 	swapdisk_on || return 1
 	zswap_param compressor 'acompd(lz4)' && zswap_param enabled Y || return 1
 	mask=$(cat "$WQ") && echo 1 >"$WQ" || return 1
-	cpu1_cycling memstress_cg 24M -m 32 -P 3 -p 3 -o both
+	cpu1_cycling memstress_cg 24M -m 24 -P 3 -p 2 -o both
 	rc=$?
 	echo "$mask" >"$WQ"
 	grep memstress: /tmp/memstress.out
@@ -24,7 +24,7 @@ hotplug_swap() {
 	[ $rc = 0 ] && grep -q ' mismatches=0 ' /tmp/memstress.out
 }
 
-check "zswap acompd(lz4): swap pressure (3x32 MiB in 24 MiB) while CPU 1 goes offline and online, 0 mismatches" hotplug_swap
+check "zswap acompd(lz4): swap pressure (3x24 MiB in 24 MiB) while CPU 1 goes offline and online, 0 mismatches" hotplug_swap
 diag "$(grep -e cycles -e memstress: /tmp/tap-check.out)"
 zswap_param enabled N
 zswap_param compressor lz4
