@@ -98,14 +98,32 @@ run_swap() {
 	echo +memory >/sys/fs/cgroup/cgroup.subtree_control
 	mkdir -p "$CG"
 	echo "${ACOMP_MEMMAX:-64M}" >"$CG/memory.max"
+	# What zram or zswap holds under pressure, sampled every second while
+	# memstress runs (its exit frees everything).
+	(
+		while :; do
+			if [ "$dev" = /dev/zram0 ]; then
+				cat "$ZRAM/mm_stat"
+			else
+				echo "$(cat "$ZSWAP_DBG/stored_pages") $(cat "$ZSWAP_DBG/same_filled_pages") $(cat "$ZSWAP_DBG/pool_total_size")"
+			fi
+			sleep 1
+		done >"$out/loaded.samples"
+	) &
+	sampler=$!
 	sh -c "echo \$\$ >$CG/cgroup.procs && exec memstress -m ${ACOMP_MIB:-96} -P ${ACOMP_PROCS:-2} -p 2 -o both" \
 		>"$out/memstress.txt" 2>&1
 	rc=$?
-	# What zram or zswap held under pressure (swapoff empties it).
+	kill "$sampler"
+	wait "$sampler" 2>/dev/null
+	# The fullest sample: zram mm_stat as is, zswap as "name value" lines.
 	if [ "$dev" = /dev/zram0 ]; then
-		cat "$ZRAM/mm_stat" >"$out/zram-mm_stat.loaded"
+		awk '$1 > max { max = $1; line = $0 } END { if (line != "") print line }' \
+			"$out/loaded.samples" >"$out/zram-mm_stat.loaded"
 	else
-		zswap_stats >"$out/zswap.loaded"
+		awk '$1 > max { max = $1; s = $1; f = $2; p = $3 }
+			END { if (max > 0) printf "stored_pages %d\nsame_filled_pages %d\npool_total_size %d\n", s, f, p }' \
+			"$out/loaded.samples" >"$out/zswap.loaded"
 	fi
 	swapoff "$dev"
 	echo N >"$ZSWAP/enabled"

@@ -179,7 +179,8 @@ def memstress_metrics(text):
 
 def zswap_metrics(d):
     """zswap's debugfs counters over a run (files zswap.before/after, as
-    "name value" lines) and its compression ratio under load (zswap.loaded)."""
+    "name value" lines) and its compression ratio at its fullest under load
+    (zswap.loaded)."""
     before = vmstat(os.path.join(d, "zswap.before"))
     after = vmstat(os.path.join(d, "zswap.after"))
     loaded = vmstat(os.path.join(d, "zswap.loaded"))
@@ -191,8 +192,10 @@ def zswap_metrics(d):
     if "async_wait_ns" in before and "async_wait_ns" in after:
         m["zswap.async_wait"] = {"value": round((after["async_wait_ns"] - before["async_wait_ns"]) / 1e9, 3),
                                  "unit": "s", "better": "none"}
+    # Compressed pages (same-filled ones take no pool space) over the pool.
     if loaded.get("pool_total_size", 0) > 0 and "stored_pages" in loaded:
-        m["zswap.ratio"] = {"value": round(loaded["stored_pages"] * 4096 / loaded["pool_total_size"], 3),
+        pages = loaded["stored_pages"] - loaded.get("same_filled_pages", 0)
+        m["zswap.ratio"] = {"value": round(pages * 4096 / loaded["pool_total_size"], 3),
                             "unit": "x", "better": "higher"}
     return m
 
