@@ -66,3 +66,19 @@ cpu1_cycling() {
 	echo "cpu1 offline/online cycles: $_n; exit: $(cat /tmp/cycling.rc)"
 	[ "$_n" -gt 0 ] && [ "$(cat /tmp/cycling.rc)" = 0 ] && [ "$(cat "$_cpu1")" = 1 ]
 }
+
+MEMSTRESS_CG=/sys/fs/cgroup/acomp-test
+# memstress_cg LIMIT ARGS...: memstress in a fresh cgroup limited to LIMIT;
+# output in /tmp/memstress.out, status returned.
+memstress_cg() {
+	_limit=$1
+	shift
+	echo +memory >/sys/fs/cgroup/cgroup.subtree_control
+	mkdir -p "$MEMSTRESS_CG"
+	echo "$_limit" >"$MEMSTRESS_CG/memory.max"
+	sh -c "echo \$\$ >$MEMSTRESS_CG/cgroup.procs && exec memstress $*" >/tmp/memstress.out 2>&1
+	_rc=$?
+	cat /tmp/memstress.out
+	rmdir "$MEMSTRESS_CG"
+	return $_rc
+}

@@ -5,21 +5,15 @@
 . /acomp/tests/tap.sh
 . /acomp/tests/zram-lib.sh
 
-CG=/sys/fs/cgroup/acomp-test
-
 # swap_run ALG
 swap_run() {
 	zram_setup "$1" 512M || return 1
 	mkswap /dev/zram0 >/dev/null || return 1
 	swapon /dev/zram0 || return 1
-	echo +memory >/sys/fs/cgroup/cgroup.subtree_control
-	mkdir -p "$CG"
-	echo 24M >"$CG/memory.max"
 	out0=$(vmstat pswpout)
 	in0=$(vmstat pswpin)
-	sh -c "echo \$\$ >$CG/cgroup.procs && exec memstress -m 32 -P 2 -p 2 -o both" >/tmp/memstress.out 2>&1
+	memstress_cg 24M -m 32 -P 2 -p 2 -o both
 	rc=$?
-	cat /tmp/memstress.out
 	out1=$(vmstat pswpout)
 	in1=$(vmstat pswpin)
 	echo "pswpout +$((out1 - out0)) pswpin +$((in1 - in0)) rc=$rc"
@@ -27,7 +21,6 @@ swap_run() {
 	read -r submitted completed _ peak errors <"$ZRAM/async_stat"
 	echo "async_stat submitted=$submitted completed=$completed peak=$peak errors=$errors"
 	swapoff /dev/zram0
-	rmdir "$CG"
 	[ "$rc" -eq 0 ] || return 1
 	grep -q ' mismatches=0 ' /tmp/memstress.out || return 1
 	# The limit really pushed pages through zram, both ways.
