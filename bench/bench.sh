@@ -1,21 +1,48 @@
 #!/usr/bin/env bash
-# make bench: boot the base and patched kernels alternately (A B A B ...),
-# run the scenario in each, and summarise. Environment:
+# make bench: for each selected scenario of the matrix (bench/matrix), boot
+# the base and patched kernels alternately (A B A B ...), run the scenario in
+# each boot with its modes alternated inside the boot, then summarise and
+# plot. Environment:
+#   SCENARIOS="zram-fio zswap-swap-64m"  scenarios by name (default: DEFAULT below)
+#   FULL=1        every scenario of the matrix, every mode
+#   MODES=lz4,acompd(lz4)  the modes (algorithms) to run; default: the
+#                 scenario's column, or its full list with FULL=1
 #   REPS=3        repetitions per kernel
-#   SCENARIO=zram-fio  ALG=lz4
-#   LABEL=skeleton     results go to results/<date>-<label>/
-#   GUEST_ARGS='ACOMP_ALGS=lz4,acompd(lz4) ACOMP_DEPTHS=1,16'  passed to the guest
+#   LABEL=name    results go to results/<date>-<label>/ (default: default, full)
+#   GUEST_ARGS='ACOMP_FIO_LOOPS=3'  passed to the guest of every boot
+# Ad hoc, as before the matrix: SCENARIO=zram-fio (a guest scenario) with
+# GUEST_ARGS='ACOMP_ALGS=...' runs that one at 2 vCPUs.
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=qemu-images/lib.sh
 . "$TOP/qemu-images/lib.sh"
 STAGE=bench
 
+DEFAULT="zram-fio zram-swap-64m zswap-swap-64m"
 reps=${REPS:-3}
-scenario=${SCENARIO:-zram-fio}
-alg=${ALG:-lz4}
-label=${LABEL:-$scenario}
 kernels=(base patched)
+
+# The matrix, without comments: NAME GUEST-SCENARIO VCPUS MODES FULL-MODES ARGS...
+matrix() { sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$TOP/bench/matrix"; }
+
+names=()
+if [ -n "${SCENARIO:-}" ]; then
+	# Ad hoc: one guest scenario, algorithms from GUEST_ARGS' ACOMP_ALGS.
+	adhoc=1
+	names=("$SCENARIO")
+	label=${LABEL:-$SCENARIO}
+elif [ -n "${FULL:-}" ]; then
+	mapfile -t names < <(matrix | awk '{ print $1 }')
+	label=${LABEL:-full}
+else
+	read -r -a names <<<"${SCENARIOS:-$DEFAULT}"
+	label=${LABEL:-default}
+	for n in "${names[@]}"; do
+		matrix | awk -v n="$n" '$1 == n { f = 1 } END { exit !f }' ||
+			die "unknown scenario '$n'; bench/matrix has: $(matrix | awk '{ print $1 }' | tr '\n' ' ')"
+	done
+fi
+
 run=$TOP/results/$(date -u +%Y-%m-%d)-$label
 [ -e "$run" ] && run=$run-$(date -u +%H%M%S)
 mkdir -p "$run/raw" "$run/kernels"
@@ -24,8 +51,13 @@ for k in "${kernels[@]}"; do
 	cp "$BUILD/kernels/$k/.config" "$run/kernels/$k.config"
 	cat "$BUILD/kernels/$k/include/config/kernel.release" >"$run/kernels/$k.release"
 done
+cmd="make bench"
+for v in SCENARIO SCENARIOS FULL MODES REPS LABEL ALG; do
+	[ -n "${!v:-}" ] && cmd+=" $v=${!v}"
+done
+[ -n "${GUEST_ARGS:-}" ] && cmd+=" GUEST_ARGS='$GUEST_ARGS'"
 {
-	echo "command: make bench REPS=$reps SCENARIO=$scenario ALG=$alg LABEL=$label${GUEST_ARGS:+ GUEST_ARGS='$GUEST_ARGS'}"
+	echo "command: $cmd"
 	echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 	echo "host_cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"
 	echo "host_cpus: $(nproc)"
@@ -34,31 +66,63 @@ done
 	echo "linux_source: $(debian_version)"
 	echo "series: $(series_patches | wc -l) patch(es), sha256 $(series_patches | sed "s|^|$TOP/patches/|" | xargs -r cat | sha256sum | cut -c1-16)"
 	echo "project: $(git -C "$TOP" describe --always --dirty 2>/dev/null || echo unknown)"
-	echo "guest: -accel tcg -cpu max -smp 2 -m 1024"
+	echo "guest: -accel tcg -cpu max -m 1024, -smp per scenario (bench/matrix)"
+	echo "scenarios: ${names[*]}"
+	echo "reps: $reps"
 } >"$run/facts.txt"
 
-total=$((reps * ${#kernels[@]}))
+# spec NAME: "GUEST-SCENARIO VCPUS MODES ARGS..." for a matrix scenario.
+spec() {
+	if [ -n "${adhoc:-}" ]; then
+		echo "$1 2 -"
+		return
+	fi
+	matrix | awk -v n="$1" -v full="${FULL:-}" -v modes="${MODES:-}" '
+		$1 == n {
+			m = full != "" ? $5 : $4
+			if (modes != "") m = modes
+			line = $2 " " $3 " " m
+			for (i = 6; i <= NF; i++) line = line " " $i
+			print line
+		}'
+}
+
+total=$((${#names[@]} * reps * ${#kernels[@]}))
 i=0
+s=0
 start=$(date +%s)
-for rep in $(seq 1 "$reps"); do
-	for k in "${kernels[@]}"; do
-		i=$((i + 1))
-		el=$(($(date +%s) - start))
-		eta=$([ "$i" -gt 1 ] && echo "$((el * (total - i + 1) / (i - 1)))s" || echo "?")
-		echo "[bench] run $i/$total: $scenario $k rep $rep (elapsed ${el}s, remaining ~$eta)"
-		# zswap scenarios swap to a second disk (sparse, fresh every boot).
-		disk=()
-		case $scenario in zswap-*)
-			rm -f "$BUILD/bench-swap.img"
-			truncate -s 1G "$BUILD/bench-swap.img"
-			disk=(-d "$BUILD/bench-swap.img") ;;
-		esac
-		"$TOP/qemu-images/run.sh" -q -k "$BUILD/kernels/$k/arch/x86/boot/bzImage" \
-			-i "$BUILD/initramfs-$k.cpio.gz" -o "$run/raw/$scenario-$k-$alg-r$rep" -t 900 -m 1024 -c 2 \
-			"${disk[@]}" -a "ACOMP_JOB=bench ACOMP_SCENARIO=$scenario ACOMP_ALG=$alg ${GUEST_ARGS:-}" ||
-			echo "[bench] run $i failed: $(cat "$run/raw/$scenario-$k-$alg-r$rep/status")"
+for name in "${names[@]}"; do
+	s=$((s + 1))
+	read -r gscen vcpus modes args <<<"$(spec "$name")"
+	echo "$name $gscen $vcpus $modes ${args:-}" >>"$run/scenarios.txt"
+	algs=()
+	[ "$modes" != - ] && algs=("ACOMP_ALGS=$modes")
+	for rep in $(seq 1 "$reps"); do
+		for k in "${kernels[@]}"; do
+			i=$((i + 1))
+			el=$(($(date +%s) - start))
+			eta=$([ "$i" -gt 1 ] && echo "~$((el * (total - i + 1) / (i - 1) / 60)) min" || echo "?")
+			echo "[bench] scenario $s/${#names[@]} $name ($modes, ${vcpus} vCPUs): $k rep $rep/$reps;" \
+				"boot $i/$total, elapsed $((el / 60)) min $((el % 60)) s, remaining $eta"
+			# zswap scenarios swap to a second disk (sparse, fresh every boot).
+			disk=()
+			case $gscen in zswap-*)
+				rm -f "$BUILD/bench-swap.img"
+				truncate -s 1G "$BUILD/bench-swap.img"
+				disk=(-d "$BUILD/bench-swap.img") ;;
+			esac
+			out=$run/raw/$name-$k-${ALG:-all}-r$rep
+			# shellcheck disable=SC2086 # args: space-separated guest parameters
+			"$TOP/qemu-images/run.sh" -q -k "$BUILD/kernels/$k/arch/x86/boot/bzImage" \
+				-i "$BUILD/initramfs-$k.cpio.gz" -o "$out" -t 900 -m 1024 -c "$vcpus" "${disk[@]}" \
+				-a "ACOMP_JOB=bench ACOMP_SCENARIO=$gscen ACOMP_ALG=${ALG:-lz4} ${algs[*]} ${args:-} ${GUEST_ARGS:-}" ||
+				echo "[bench] boot $i failed: $(cat "$out/status")"
+		done
 	done
 done
 rm -f "$BUILD/bench-swap.img"
-echo "[bench] $total runs in $(($(date +%s) - start))s; results in ${run#"$TOP"/}"
-python3 "$TOP/bench/report.py" summarize "$run"
+echo "[bench] $total boots in $((($(date +%s) - start) / 60)) min; results in ${run#"$TOP"/}"
+rc=0
+python3 "$TOP/bench/report.py" summarize "$run" || rc=$?
+python3 "$TOP/bench/report.py" plot "$run" || rc=1
+exit $rc

@@ -9,6 +9,9 @@
 #   zswap-swap zswap with each algorithm in front of the swap disk /dev/vdb
 #              (bench.sh attaches it), memstress as for zram-swap; zswap's
 #              debugfs statistics before, under load and after
+#   ACOMP_MEMMAX (swap runs' memory.max), ACOMP_OFFLOAD=1 (acompd's
+#   workqueue on the last CPU, the workload on the others), ACOMP_HOG=N
+#   (N busy loops: an artificially slowed variant)
 #   pagebench  consumer/pagebench on /acomp/corpus.bin for each algorithm in
 #              ACOMP_ALGS (comma-separated) and depth in ACOMP_DEPTHS, ACOMP_ITERS
 #              passes each; result lines in OUT/pagebench.txt
@@ -80,8 +83,31 @@ per_alg() {
 	zram_for lz4 1M && echo 1 >"$ZRAM/reset"
 }
 
+# Offload mode (ACOMP_OFFLOAD=1): acompd's workqueue on the last CPU, the
+# workload (WORK_ON, a taskset mask) on the others; else everything anywhere.
+WORK_ON=
+offload() {
+	[ "${ACOMP_OFFLOAD:-0}" = 1 ] || return 0
+	last=$(($(nproc) - 1))
+	modprobe acompd 2>/dev/null
+	wq=/sys/devices/virtual/workqueue/acompd/cpumask
+	WORK_ON=$(printf '%x' $(((1 << last) - 1)))
+	if [ -e "$wq" ]; then
+		printf '%x' $((1 << last)) >"$wq" || return 1
+		echo "ACOMP: progress: offload: acompd workqueue on CPU $last ($(cat "$wq")), workload on mask $WORK_ON"
+	else
+		# The unpatched kernel: only its sync modes run, pinned the same way.
+		echo "ACOMP: progress: offload: no acompd on this kernel, workload on mask $WORK_ON"
+	fi
+}
+
+# on CMD...: run CMD on the workload's CPUs.
+on() {
+	if [ -n "$WORK_ON" ]; then taskset "$WORK_ON" "$@"; else "$@"; fi
+}
+
 run_fio() {
-	ACOMP_FIO_LOOPS=${ACOMP_FIO_LOOPS:-1} fio --output-format=json --output="$out/fio.json" /acomp/bench/zram-write.fio
+	ACOMP_FIO_LOOPS=${ACOMP_FIO_LOOPS:-1} on fio --output-format=json --output="$out/fio.json" /acomp/bench/zram-write.fio
 }
 
 CG=/sys/fs/cgroup/acomp-bench
@@ -111,7 +137,7 @@ run_swap() {
 		done >"$out/loaded.samples"
 	) &
 	sampler=$!
-	sh -c "echo \$\$ >$CG/cgroup.procs && exec memstress -m ${ACOMP_MIB:-96} -P ${ACOMP_PROCS:-2} -p 2 -o both" \
+	on sh -c "echo \$\$ >$CG/cgroup.procs && exec memstress -m ${ACOMP_MIB:-96} -P ${ACOMP_PROCS:-2} -p 2 -o both" \
 		>"$out/memstress.txt" 2>&1
 	rc=$?
 	kill "$sampler"
@@ -130,6 +156,13 @@ run_swap() {
 	rmdir "$CG"
 	return $rc
 }
+
+offload || { echo "ACOMP: bench: offload setup failed"; exit 1; }
+# A deliberately slowed variant, for showing that make compare catches a
+# regression: ACOMP_HOG=N busy loops compete with the workload.
+for _ in $(seq 1 "${ACOMP_HOG:-0}"); do
+	sh -c 'while :; do :; done' &
+done
 
 case "$scenario" in
 zram-fio)

@@ -3,6 +3,8 @@
 
     report.py summarize RUNDIR   raw/*/ -> records.jsonl + summary.md, prints the table
     report.py compare A B        per-metric ratios B/A; exit 1 on a regression
+    report.py plot RUNDIR        gnuplot PNGs of a summarized run (throughput,
+                                 latency percentiles, compression ratio)
     report.py selftest DIR       the parsers against golden fixtures (TAP)
 
 A raw run directory is named SCENARIO-KERNEL-ALG-rREP and holds what
@@ -11,9 +13,11 @@ schema is documented in bench/README.md.
 """
 
 import json
+import math
 import os
 import re
 import statistics
+import subprocess
 import sys
 
 # fio job name -> metrics taken from it: (key, fio path, unit, better, scale);
@@ -60,6 +64,12 @@ def fio_metrics(text):
             if v is not None:
                 out["%s.%s" % (job["jobname"], key)] = {
                     "value": round(v * scale, 3), "unit": unit, "better": better}
+        # A mixed job: the other direction's bandwidth too.
+        other = "write" if rw == "read" else "read"
+        v = dig(job, (other, "bw_bytes"))
+        if (dig(job, (other, "io_bytes")) or 0) > 0 and v is not None:
+            out["%s.%s_bw" % (job["jobname"], other)] = {
+                "value": round(v / 1048576, 3), "unit": "MiB/s", "better": "higher"}
     return out
 
 
@@ -177,6 +187,28 @@ def memstress_metrics(text):
     return {}, None
 
 
+def memstress_elapsed(text):
+    for line in (text or "").splitlines():
+        m = re.search(r" elapsed_s=([0-9.]+)", line)
+        if line.startswith("memstress: ") and m:
+            return float(m.group(1))
+    return None
+
+
+def psi_delta(before, after):
+    """Seconds of memory stall (some, full) between two /proc/pressure/memory
+    snapshots."""
+    def totals(path):
+        out = {}
+        for line in (read(path) or "").splitlines():
+            m = re.match(r"(some|full) .*total=(\d+)", line)
+            if m:
+                out[m.group(1)] = int(m.group(2))
+        return out
+    b, a = totals(before), totals(after)
+    return {k: (a[k] - b[k]) / 1e6 for k in a if k in b}
+
+
 def zswap_metrics(d):
     """zswap's debugfs counters over a run (files zswap.before/after, as
     "name value" lines) and its compression ratio at its fullest under load
@@ -229,6 +261,21 @@ def alg_record(base, d, boot_status, alg=None, status=None):
         if k in before and k in after:
             rec["metrics"]["vmstat.%s" % k] = {"value": after[k] - before[k], "unit": "pages",
                                                 "better": "none"}
+    stalls = [after[k] - before[k] for k in after if k.startswith("allocstall_") and k in before]
+    if stalls:
+        rec["metrics"]["vmstat.allocstall"] = {"value": sum(stalls), "unit": "stalls",
+                                               "better": "none"}
+    # Reclaim rate over the workload's run time: the figure published for
+    # moving compression out of kswapd.
+    secs = memstress_elapsed(ms)
+    if secs and "pgsteal_anon" in before and "pgsteal_anon" in after:
+        rec["metrics"]["reclaim.pgsteal_anon_per_s"] = {
+            "value": round((after["pgsteal_anon"] - before["pgsteal_anon"]) / secs, 1),
+            "unit": "pages/s", "better": "none"}
+    for kind, v in psi_delta(os.path.join(d, "psi-memory.before"),
+                             os.path.join(d, "psi-memory.after")).items():
+        rec["metrics"]["psi.memory_%s" % kind] = {"value": round(v, 3), "unit": "s",
+                                                  "better": "none"}
     # zram's ratio: as loaded for swap runs (swapoff empties it), else after.
     loaded = read(os.path.join(d, "zram-mm_stat.loaded"))
     mm = (loaded if loaded is not None else
@@ -376,9 +423,128 @@ def compare(a, b, noise=0.03):
     return 1 if regressions else 0
 
 
+def plot_name(text):
+    return re.sub(r"[^A-Za-z0-9.-]+", "_", text).strip("_")
+
+
+def gp_label(text):
+    return text.replace("_", "\\_").replace('"', "'")
+
+
+def write_plot(rundir, name, dat_rows, script):
+    """Write plots/NAME.dat and NAME.gp and render RUNDIR/NAME.png."""
+    pdir = os.path.join(rundir, "plots")
+    os.makedirs(pdir, exist_ok=True)
+    dat = os.path.join(pdir, name + ".dat")
+    with open(dat, "w", encoding="utf-8") as f:
+        f.write("\n".join(dat_rows) + "\n")
+    gp = os.path.join(pdir, name + ".gp")
+    png = os.path.join(rundir, name + ".png")
+    with open(gp, "w", encoding="utf-8") as f:
+        f.write('set terminal pngcairo size 1000,560 font ",10"\n'
+                'set output "%s"\nset datafile missing "?"\n%s\n' % (png, script.replace("DAT", dat)))
+    subprocess.run(["gnuplot", gp], check=True)
+    return os.path.basename(png)
+
+
+def med(vals):
+    return statistics.median(vals) if vals else None
+
+
+def plot(rundir):
+    """Throughput bars (median, min-max whiskers) and latency percentile
+    curves per scenario, compression ratio per algorithm, from the run's
+    records; the PNGs go next to summary.md, their data under plots/."""
+    g, units = group(load_records(rundir))
+    made = []
+    scenarios = sorted({k[0] for k in g})
+    for scen in scenarios:
+        keys = [k for k in g if k[0] == scen]
+        variants = sorted({(kern, k[3]) for k in keys for kern in g[k]},
+                          key=lambda v: (v[1].startswith("acompd("), v[1], v[0]))
+        # Throughput: higher-is-better rates, one cluster per metric.
+        tput = sorted({k[4] for k in keys if units[k][1] == "higher" and
+                       units[k][0] in ("MiB/s", "pages/s") and not k[4].endswith(".ratio")})
+        by_unit = {}
+        for m in tput:
+            by_unit.setdefault(next(units[k][0] for k in keys if k[4] == m), []).append(m)
+        for unit, metrics in sorted(by_unit.items()):
+            rows = ["# metric " + " ".join("%s:%s:med %s:%s:min %s:%s:max" % (v[0], v[1], v[0], v[1],
+                                                                               v[0], v[1]) for v in variants)]
+            for m in metrics:
+                cells = []
+                for kern, alg in variants:
+                    vals = next((g[k].get(kern, []) for k in keys if k[3] == alg and k[4] == m), [])
+                    cells += ["%g" % x for x in (med(vals), min(vals), max(vals))] if vals else ["?"] * 3
+                rows.append("%s %s" % (m.replace(".bw", "").replace("memstress.", ""), " ".join(cells)))
+            plots = ", ".join(
+                "'DAT' using %d:%d:%d:xtic(1) title \"%s %s\"" % (2 + 3 * i, 3 + 3 * i, 4 + 3 * i,
+                                                                  gp_label(v[1]), v[0])
+                for i, v in enumerate(variants))
+            made.append(write_plot(rundir, plot_name("throughput-%s-%s" % (scen, unit.replace("/", "per"))),
+                                   rows, "set title \"%s: throughput (median, whiskers min-max)\"\n"
+                                   "set ylabel \"%s\"\nset yrange [0:*]\nset style data histogram\n"
+                                   "set style histogram errorbars gap 2 lw 1\nset style fill solid 0.7 border -1\n"
+                                   "set key outside right top\nset xtics rotate by -20\nset grid ytics\n"
+                                   "plot %s" % (gp_label(scen), unit, plots)))
+        # Latency percentiles of faults (memstress) or I/O (fio).
+        pcts = [("p50", "50"), ("p90", "90"), ("p99", "99"), ("p999", "99.9")]
+        lat = {}
+        for k in keys:
+            m = re.match(r"memstress\.fault_(p\d+)_us$", k[4]) or re.match(r"(.+)\.lat_(p\d+)$", k[4])
+            if m and k[4].startswith("memstress."):
+                lat.setdefault("faults", {})[(m.group(1))] = k[4]
+            elif m:
+                lat.setdefault(m.group(1), {})[m.group(2)] = k[4]
+        for what, bypct in sorted(lat.items()):
+            rows = ["# percentile " + " ".join("%s:%s" % v for v in variants)]
+            for i, (p, label) in enumerate(pcts):
+                if p not in bypct:
+                    continue
+                cells = []
+                for kern, alg in variants:
+                    vals = next((g[k].get(kern, []) for k in keys if k[3] == alg and k[4] == bypct[p]), [])
+                    cells.append("%g" % med(vals) if vals else "?")
+                rows.append("%d %s %s" % (i, label, " ".join(cells)))
+            if len(rows) < 3:
+                continue
+            plots = ", ".join("'DAT' using 1:%d:xtic(2) with linespoints title \"%s %s\"" %
+                              (3 + i, gp_label(v[1]), v[0]) for i, v in enumerate(variants))
+            made.append(write_plot(rundir, plot_name("latency-%s-%s" % (scen, what)), rows,
+                                   "set title \"%s: %s latency percentiles (medians)\"\n"
+                                   "set offsets 0.2,0.2\nset xlabel \"percentile\"\nset ylabel \"us\"\nset logscale y\n"
+                                   "set key outside right top\nset grid\nplot %s" %
+                                   (gp_label(scen), gp_label(what), plots)))
+    # Compression ratio per algorithm (patched kernel, which has them all).
+    rkeys = [k for k in g if k[4] in ("zram.ratio", "zswap.ratio", "ratio")]
+    algs = sorted({k[3] for k in rkeys}, key=lambda a: (a.startswith("acompd("), a))
+    scens = sorted({k[0] for k in rkeys})
+    if rkeys:
+        rows = ["# scenario " + " ".join(algs)]
+        for scen in scens:
+            cells = []
+            for a in algs:
+                vals = next((g[k].get("patched", []) for k in rkeys if k[0] == scen and k[3] == a), [])
+                cells.append("%g" % med(vals) if vals else "?")
+            rows.append("%s %s" % (scen, " ".join(cells)))
+        plots = ", ".join("'DAT' using %d:xtic(1) title \"%s\"" % (2 + i, gp_label(a))
+                          for i, a in enumerate(algs))
+        made.append(write_plot(rundir, "ratio", rows,
+                               "set title \"compression ratio per algorithm (patched kernel, medians)\"\n"
+                               "set ylabel \"original / stored\"\nset yrange [0:*]\nset style data histogram\n"
+                               "set style histogram clustered gap 2\nset style fill solid 0.7 border -1\n"
+                               "set key outside right top\nset grid ytics\nplot %s" % plots))
+    with open(os.path.join(rundir, "summary.md"), "a", encoding="utf-8") as f:
+        f.write("\n## Plots\n\n" + "".join("![%s](%s)\n" % (n[:-4], n) for n in made))
+    print("plots: %s" % " ".join(made))
+    return 0
+
+
 def main(argv):
     if len(argv) == 3 and argv[1] == "summarize":
         return summarize(argv[2])
+    if len(argv) == 3 and argv[1] == "plot":
+        return plot(argv[2])
     if len(argv) == 3 and argv[1] == "selftest":
         return selftest(argv[2])
     if len(argv) == 4 and argv[1] == "compare":
