@@ -11,7 +11,8 @@
 #              debugfs statistics before, under load and after
 #   ACOMP_MEMMAX (swap runs' memory.max), ACOMP_OFFLOAD=1 (acompd's
 #   workqueue on the last CPU, the workload on the others), ACOMP_HOG=N
-#   (N busy loops: an artificially slowed variant)
+#   (N busy loops: an artificially slowed variant), ACOMP_FIO_JOBS=a,b
+#   (only those fio jobs), ACOMP_FIO_LOOPS=N (each job N times)
 #   pagebench  consumer/pagebench on /acomp/corpus.bin for each algorithm in
 #              ACOMP_ALGS (comma-separated) and depth in ACOMP_DEPTHS, ACOMP_ITERS
 #              passes each; result lines in OUT/pagebench.txt
@@ -106,8 +107,15 @@ on() {
 	if [ -n "$WORK_ON" ]; then taskset "$WORK_ON" "$@"; else "$@"; fi
 }
 
+# ACOMP_FIO_JOBS=a,b runs only those jobs of the file (in its order).
 run_fio() {
-	ACOMP_FIO_LOOPS=${ACOMP_FIO_LOOPS:-1} on fio --output-format=json --output="$out/fio.json" /acomp/bench/zram-write.fio
+	sections=
+	for j in $(echo "${ACOMP_FIO_JOBS:-}" | tr ',' ' '); do
+		sections="$sections --section=$j"
+	done
+	# shellcheck disable=SC2086 # sections: separate options
+	ACOMP_FIO_LOOPS=${ACOMP_FIO_LOOPS:-1} on fio --output-format=json --output="$out/fio.json" \
+		$sections /acomp/bench/zram-write.fio
 }
 
 CG=/sys/fs/cgroup/acomp-bench
