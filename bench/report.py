@@ -384,6 +384,14 @@ def summarize(rundir):
             key[0], key[1], key[2], key[3], key[4], units[key][0], cell(base), cell(patched),
             "%.3f" % ratio if ratio is not None else "n/a"))
     lines.extend(async_vs_sync(g, units))
+    ctx = [k for k in sorted(g) if units[k][1] == "none"]
+    if ctx:
+        lines += ["", "## Context (not compared): reclaim, PSI, vmstat deltas, counters", "",
+                  "| scenario | mode | algorithm | metric | unit | base | patched |",
+                  "|---|---|---|---|---|---|---|"]
+        lines += ["| %s | %s | %s | %s | %s | %s | %s |" % (
+            k[0], k[2], k[3], k[4], units[k][0], cell(g[k].get("base", [])),
+            cell(g[k].get("patched", []))) for k in ctx]
     lines.append("")
     lines.append("%d runs, %d failed%s" % (len(recs), len(failed), "".join(
         "\n- %s %s r%d: %s" % (r["scenario"], r["kernel"], r["rep"], r["status"]) for r in failed)))
