@@ -410,7 +410,9 @@ def compare(a, b, noise=0.03):
     ga, ua = group(load_records(a))
     gb, _ = group(load_records(b))
     regressions = 0
-    print("%-60s %-8s %12s %12s %7s  %s" % ("metric", "kernel", "A median", "B median", "B/A", "verdict"))
+    names = ["/".join(k) for k in set(ga) & set(gb)]
+    width = max([len(n) for n in names] + [6])
+    print("%-*s %-8s %12s %12s %7s  %s" % (width, "metric", "kernel", "A median", "B median", "B/A", "verdict"))
     for key in sorted(set(ga) & set(gb)):
         unit, better = ua[key]
         if better == "none":
@@ -425,8 +427,7 @@ def compare(a, b, noise=0.03):
                 worse = (ratio < 1) if better == "higher" else (ratio > 1)
                 verdict = "REGRESSION" if worse else "improvement"
                 regressions += worse
-            name = "/".join(key)
-            print("%-60s %-8s %12s %12s %7.3f  %s" % (name[-60:], kernel, fmt(ma), fmt(mb), ratio, verdict))
+            print("%-*s %-8s %12s %12s %7.3f  %s" % (width, "/".join(key), kernel, fmt(ma), fmt(mb), ratio, verdict))
     print("%d regression(s)" % regressions)
     return 1 if regressions else 0
 
