@@ -177,22 +177,21 @@ MEMSTRESS_METRICS = [
 ]
 
 
-def memstress_metrics(text):
-    """Metrics of memstress's result line, and its mismatch count."""
+def memstress_kv(text):
+    """The key=value fields of memstress's result line ({} without one)."""
     for line in (text or "").splitlines():
         if line.startswith("memstress: ") and "mismatches=" in line:
-            kv = dict(f.split("=", 1) for f in line.split()[1:] if "=" in f)
-            return ({"memstress.%s" % k: {"value": float(kv[k]), "unit": u, "better": b}
-                     for k, u, b in MEMSTRESS_METRICS if k in kv}, int(kv["mismatches"]))
-    return {}, None
+            return dict(f.split("=", 1) for f in line.split()[1:] if "=" in f)
+    return {}
 
 
-def memstress_elapsed(text):
-    for line in (text or "").splitlines():
-        m = re.search(r" elapsed_s=([0-9.]+)", line)
-        if line.startswith("memstress: ") and m:
-            return float(m.group(1))
-    return None
+def memstress_metrics(text):
+    """Metrics of memstress's result line, and its mismatch count."""
+    kv = memstress_kv(text)
+    if not kv:
+        return {}, None
+    return ({"memstress.%s" % k: {"value": float(kv[k]), "unit": u, "better": b}
+             for k, u, b in MEMSTRESS_METRICS if k in kv}, int(kv["mismatches"]))
 
 
 def psi_delta(before, after):
@@ -267,7 +266,7 @@ def alg_record(base, d, boot_status, alg=None, status=None):
                                                "better": "none"}
     # Reclaim rate over the workload's run time: the figure published for
     # moving compression out of kswapd.
-    secs = memstress_elapsed(ms)
+    secs = float(memstress_kv(ms).get("elapsed_s", 0))
     if secs and "pgsteal_anon" in before and "pgsteal_anon" in after:
         rec["metrics"]["reclaim.pgsteal_anon_per_s"] = {
             "value": round((after["pgsteal_anon"] - before["pgsteal_anon"]) / secs, 1),
