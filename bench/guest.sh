@@ -3,7 +3,7 @@
 # command line; results go to OUT (default /out).
 #   zram-fio   zram0 with each algorithm of ACOMP_ALGS (or ACOMP_ALG, default
 #              lz4), bench/fio/zram-write.fio; per algorithm in OUT/runs/N/:
-#              fio.json, zram and vmstat state before and after
+#              fio.json, zram, vmstat and CPU time state before and after
 #   zram-swap  zram0 as swap of a memory.max-limited cgroup running memstress,
 #              per algorithm as above, memstress's line in memstress.txt
 #   zswap-swap zswap with each algorithm in front of the swap disk /dev/vdb
@@ -14,8 +14,9 @@
 #   (N busy loops: an artificially slowed variant), ACOMP_FIO_JOBS=a,b
 #   (only those fio jobs), ACOMP_FIO_LOOPS=N (each job N times)
 #   pagebench  consumer/pagebench on /acomp/corpus.bin for each algorithm in
-#              ACOMP_ALGS (comma-separated) and depth in ACOMP_DEPTHS, ACOMP_ITERS
-#              passes each; result lines in OUT/pagebench.txt
+#              ACOMP_ALGS (comma-separated; comp:NAME is NAME through the
+#              legacy crypto_comp API, depth 1 only) and depth in ACOMP_DEPTHS,
+#              ACOMP_ITERS passes each; result lines in OUT/pagebench.txt
 out=${1:-/out}
 scenario=${ACOMP_SCENARIO:-zram-fio}
 alg=${ACOMP_ALG:-lz4}
@@ -25,6 +26,7 @@ ZSWAP_DBG=/sys/kernel/debug/zswap
 
 snapshot() {
 	cp /proc/vmstat "$out/vmstat.$1"
+	grep -E '^(cpu|ctxt) ' /proc/stat >"$out/cpu.$1"
 	cat /proc/pressure/memory >"$out/psi-memory.$1" 2>/dev/null
 	cat "$ZRAM/mm_stat" >"$out/zram-mm_stat.$1" 2>/dev/null
 	cat "$ZRAM/io_stat" >"$out/zram-io_stat.$1" 2>/dev/null
@@ -191,6 +193,8 @@ pagebench)
 	# variants are measured side by side.
 	for d in $(echo "${ACOMP_DEPTHS:-1,4,16}" | tr ',' ' '); do
 		for a in $(echo "${ACOMP_ALGS:-lz4,acompd(lz4)}" | tr ',' ' '); do
+			# comp:NAME (the legacy crypto_comp API) waits for each page.
+			case $a in comp:*) [ "$d" = 1 ] || continue ;; esac
 			echo "ACOMP: progress: pagebench $a depth $d"
 			if echo "alg=$a depth=$d iters=${ACOMP_ITERS:-4}" >"$D/run"; then
 				cat "$D/result" >>"$out/pagebench.txt"

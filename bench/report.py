@@ -208,6 +208,30 @@ def psi_delta(before, after):
     return {k: (a[k] - b[k]) / 1e6 for k in a if k in b}
 
 
+def cpu_delta(before, after):
+    """Busy and softirq share of all CPUs' time between two snapshots of
+    /proc/stat's "cpu" line (user nice system idle iowait irq softirq steal),
+    in percent, and the context switches ("ctxt") between them; what a
+    snapshot lacks is left out."""
+    def fields(path):
+        lines = {l.split()[0]: l.split()[1:] for l in (read(path) or "").splitlines() if l.split()}
+        cpu = [int(x) for x in lines.get("cpu", [])[:8]]
+        ctxt = int(lines["ctxt"][0]) if lines.get("ctxt") else None
+        return (cpu if len(cpu) == 8 else None), ctxt
+    (b, cb), (a, ca) = fields(before), fields(after)
+    out = {}
+    if cb is not None and ca is not None:
+        out["ctxt"] = ca - cb
+    if not b or not a:
+        return out
+    d = [y - x for x, y in zip(b, a)]
+    total = sum(d)
+    if total > 0:
+        out["busy"] = 100.0 * (total - d[3] - d[4]) / total
+        out["softirq"] = 100.0 * d[6] / total
+    return out
+
+
 def zswap_metrics(d):
     """zswap's debugfs counters over a run (files zswap.before/after, as
     "name value" lines) and its compression ratio at its fullest under load
@@ -275,6 +299,15 @@ def alg_record(base, d, boot_status, alg=None, status=None):
                              os.path.join(d, "psi-memory.after")).items():
         rec["metrics"]["psi.memory_%s" % kind] = {"value": round(v, 3), "unit": "s",
                                                   "better": "none"}
+    # How busy all CPUs were over the run: whether a mode kept them working
+    # or waited (an asynchronous pipeline that leaves CPUs idle).
+    for kind, v in cpu_delta(os.path.join(d, "cpu.before"),
+                             os.path.join(d, "cpu.after")).items():
+        if kind == "ctxt":
+            rec["metrics"]["sched.ctxt"] = {"value": v, "unit": "switches", "better": "none"}
+        else:
+            rec["metrics"]["cpu.%s" % kind] = {"value": round(v, 1), "unit": "%",
+                                               "better": "none"}
     # zram's ratio: as loaded for swap runs (swapoff empties it), else after.
     loaded = read(os.path.join(d, "zram-mm_stat.loaded"))
     mm = (loaded if loaded is not None else

@@ -15,9 +15,14 @@
  * throughput, the compression ratio and CPU time: the submitting task's and
  * that of all CPUs together (workers included). Pages that do not compress
  * below PAGE_SIZE count as PAGE_SIZE, as zram and zswap store them.
+ *
+ * alg=comp:NAME runs NAME through the legacy synchronous crypto_comp API
+ * instead (depth 1 only), called as zram in 6.1 calls it, so that the cost
+ * of going through acomp can be measured in the same boot.
  */
 
 #include <crypto/acompress.h>
+#include <linux/crypto.h>
 #include <linux/debugfs.h>
 #include <linux/kernel_stat.h>
 #include <linux/ktime.h>
@@ -189,6 +194,36 @@ static void pb_pass(struct pb_run *run, struct pb_slot *slots,
 	}
 }
 
+/* One pass over the corpus through the legacy crypto_comp API. */
+static void pb_comp_pass(struct pb_run *run, struct crypto_comp *tfm,
+			 struct page *out)
+{
+	unsigned int i, dlen;
+	u64 start;
+	int err;
+
+	for (i = 0; i < pb_npages; i++) {
+		start = ktime_get_ns();
+		if (run->compress) {
+			dlen = PB_DST_SIZE;
+			err = crypto_comp_compress(tfm, page_address(pb_pages[i]),
+						   PAGE_SIZE, pb_comp[i], &dlen);
+		} else {
+			dlen = PAGE_SIZE;
+			err = crypto_comp_decompress(tfm, pb_comp[i], pb_clen[i],
+						     page_address(out), &dlen);
+		}
+		run->lat[run->nlat++] = ktime_get_ns() - start;
+		if (err)
+			run->errors++;
+		else if (run->compress)
+			pb_clen[i] = dlen;
+		else if (dlen != PAGE_SIZE ||
+			 memcmp(page_address(out), page_address(pb_pages[i]), PAGE_SIZE))
+			run->mismatches++;
+	}
+}
+
 static int pb_cmp_u64(const void *a, const void *b)
 {
 	u64 x = *(const u64 *)a, y = *(const u64 *)b;
@@ -213,15 +248,30 @@ static u64 pb_cpu_busy_ns(void)
 /* Run @iters compress passes, then @iters decompress passes, and report. */
 static int pb_run_all(const char *alg, unsigned int depth, unsigned int iters)
 {
-	struct pb_slot *slots, **free_slots;
-	struct pb_run run;
+	struct pb_slot *slots = NULL, **free_slots = NULL;
+	struct crypto_comp *ctfm = NULL;
+	struct pb_run run = { };
 	unsigned int i, op, len = 0;
 	u64 stored = 0, t0, t1, cpu0, cpu1, ut0, st0, ut1, st1;
+	const char *driver, *async;
 	int err = 0;
 
-	run.tfm = crypto_alloc_acomp(alg, 0, 0);
-	if (IS_ERR(run.tfm))
-		return PTR_ERR(run.tfm);
+	if (!strncmp(alg, "comp:", 5)) {
+		if (depth != 1)
+			return -EINVAL;
+		ctfm = crypto_alloc_comp(alg + 5, 0, 0);
+		if (IS_ERR(ctfm))
+			return PTR_ERR(ctfm);
+		driver = crypto_tfm_alg_driver_name(crypto_comp_tfm(ctfm));
+		async = "no";
+	} else {
+		run.tfm = crypto_alloc_acomp(alg, 0, 0);
+		if (IS_ERR(run.tfm))
+			return PTR_ERR(run.tfm);
+		driver = crypto_tfm_alg_driver_name(crypto_acomp_tfm(run.tfm));
+		async = crypto_acomp_tfm(run.tfm)->__crt_alg->cra_flags &
+			CRYPTO_ALG_ASYNC ? "yes" : "no";
+	}
 	slots = kcalloc(depth, sizeof(*slots), GFP_KERNEL);
 	free_slots = kmalloc_array(depth, sizeof(*free_slots), GFP_KERNEL);
 	run.lat = kvmalloc_array((size_t)pb_npages * iters, sizeof(u64), GFP_KERNEL);
@@ -231,9 +281,15 @@ static int pb_run_all(const char *alg, unsigned int depth, unsigned int iters)
 	}
 	for (i = 0; i < depth; i++) {
 		slots[i].run = &run;
-		slots[i].req = acomp_request_alloc(run.tfm);
+		if (run.tfm) {
+			slots[i].req = acomp_request_alloc(run.tfm);
+			if (!slots[i].req) {
+				err = -ENOMEM;
+				goto out;
+			}
+		}
 		slots[i].out = alloc_page(GFP_KERNEL);
-		if (!slots[i].req || !slots[i].out) {
+		if (!slots[i].out) {
 			err = -ENOMEM;
 			goto out;
 		}
@@ -251,8 +307,12 @@ static int pb_run_all(const char *alg, unsigned int depth, unsigned int iters)
 		task_cputime(current, &ut0, &st0);
 		cpu0 = pb_cpu_busy_ns();
 		t0 = ktime_get_ns();
-		for (i = 0; i < iters; i++)
-			pb_pass(&run, slots, free_slots, depth);
+		for (i = 0; i < iters; i++) {
+			if (ctfm)
+				pb_comp_pass(&run, ctfm, slots[0].out);
+			else
+				pb_pass(&run, slots, free_slots, depth);
+		}
 		t1 = ktime_get_ns();
 		cpu1 = pb_cpu_busy_ns();
 		task_cputime(current, &ut1, &st1);
@@ -265,9 +325,7 @@ static int pb_run_all(const char *alg, unsigned int depth, unsigned int iters)
 		}
 		len += scnprintf(pb_result + len, PB_RESULT_SIZE - len,
 				 "pagebench: alg=%s driver=%s async=%s depth=%u op=%s pages=%u iters=%u requests=%u errors=%u mismatches=%u p50_us=%llu.%03llu p99_us=%llu.%03llu max_us=%llu.%03llu mib_s=%llu wall_ms=%llu cpu_submitter_ms=%llu cpu_all_ms=%llu ratio_x1000=%llu\n",
-				 alg, crypto_tfm_alg_driver_name(crypto_acomp_tfm(run.tfm)),
-				 crypto_acomp_tfm(run.tfm)->__crt_alg->cra_flags & CRYPTO_ALG_ASYNC ?
-				 "yes" : "no", depth, run.compress ? "compress" : "decompress",
+				 alg, driver, async, depth, run.compress ? "compress" : "decompress",
 				 pb_npages, iters, run.nlat, run.errors, run.mismatches,
 				 run.lat[run.nlat / 2] / 1000, run.lat[run.nlat / 2] % 1000,
 				 run.lat[run.nlat * 99 / 100] / 1000, run.lat[run.nlat * 99 / 100] % 1000,
@@ -295,7 +353,10 @@ out:
 	kfree(slots);
 	kfree(free_slots);
 	kvfree(run.lat);
-	crypto_free_acomp(run.tfm);
+	if (ctfm)
+		crypto_free_comp(ctfm);
+	else
+		crypto_free_acomp(run.tfm);
 	return err;
 }
 

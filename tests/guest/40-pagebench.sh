@@ -1,7 +1,8 @@
 #!/bin/sh
 # The page-compression microbenchmark (consumer/pagebench) on the corpus:
 # every page compresses and decompresses back to itself, synchronously and
-# through acompd, at queue depth 1 and 16; bad commands are refused.
+# through acompd, at queue depth 1 and 16, and through the legacy crypto_comp
+# API (comp:NAME); bad commands are refused.
 . /acomp/tests/tap.sh
 
 D=/sys/kernel/debug/acomp_pagebench
@@ -22,6 +23,10 @@ for depth in 1 16; do
 	check "pagebench acompd(lz4) depth $depth: 512 pages round-trip, asynchronous" pb "acompd(lz4)" "$depth" yes
 done
 check "pagebench acompd(zstd) depth 8: 512 pages round-trip" pb "acompd(zstd)" 8 yes
+check "pagebench comp:lz4 (legacy crypto_comp): 512 pages round-trip" pb "comp:lz4" 1 no
+check "pagebench comp:zstd (legacy crypto_comp): 512 pages round-trip" pb "comp:zstd" 1 no
+check "pagebench refuses comp: above depth 1 and an unknown comp: algorithm" \
+	sh -c "! echo 'alg=comp:lz4 depth=2' >$D/run && ! echo 'alg=comp:no-such-alg' >$D/run"
 check "pagebench refuses an unknown algorithm" sh -c "! echo 'alg=no-such-alg' >$D/run"
 check "pagebench refuses depth 0 and unknown keys" \
 	sh -c "! echo 'alg=lz4 depth=0' >$D/run && ! echo 'alg=lz4 bogus=1' >$D/run"
