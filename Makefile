@@ -23,7 +23,7 @@ help:
 	@echo 'make tree      extract the Debian 6.1 source into build/linux and apply patches/series'
 	@echo 'make patches   export the commits above the base in build/linux to patches/'
 	@echo 'make check     checkpatch --strict on patches/, the series applies, static checks'
-	@echo 'make compare A=dir B=dir   per-metric ratios of two bench runs; non-zero on a regression'
+	@echo 'make compare A=dir B=dir   per-metric ratios of two bench runs; non-zero on a regression (NORM=base: of patched/base)'
 	@echo 'make clean     remove build/ outputs but keep the kernel trees; distclean removes all of build/'
 	@echo 'Stages alone: make kernel-{base,patched,debug}, make initramfs-{base,patched,debug}'
 
@@ -79,8 +79,9 @@ bench: $(BLD)/kernels/base/.acomp-key $(BLD)/kernels/patched/.acomp-key \
 	bench/bench.sh
 
 compare:
-	@test -n "$(A)" -a -n "$(B)" || { echo 'usage: make compare A=dir B=dir'; exit 2; }
-	bench/report.py compare "$(A)" "$(B)"
+	@test -n "$(A)" -a -n "$(B)" || { echo 'usage: make compare A=dir B=dir [NORM=base]'; exit 2; }
+	@test -z "$(NORM)" -o "$(NORM)" = base || { echo 'make compare: NORM takes only "base"'; exit 2; }
+	bench/report.py compare $(if $(NORM),--against-base) "$(A)" "$(B)"
 
 check: | $(DEPS)
 	tests/check.sh

@@ -3,6 +3,9 @@
 
     report.py summarize RUNDIR   raw/*/ -> records.jsonl + summary.md, prints the table
     report.py compare A B        per-metric ratios B/A; exit 1 on a regression
+    report.py compare --against-base A B
+                                 the same on each run's patched/base pair
+                                 ratios (the base kernel as control)
     report.py plot RUNDIR        gnuplot PNGs of a summarized run (throughput,
                                  latency percentiles, compression ratio)
     report.py selftest DIR       the parsers against golden fixtures (TAP)
@@ -464,6 +467,61 @@ def compare(a, b, noise=0.03):
     return 1 if regressions else 0
 
 
+def paired_ratios(recs):
+    """{(scenario, consumer, mode, alg, metric): [patched/base per rep]}: each
+    patched value over the base kernel's value of the same rep (the boot
+    just before it), for the same algorithm, or for X when the patched mode
+    is acompd(X), which the base kernel lacks."""
+    vals, units = {}, {}
+    for r in recs:
+        if r["status"] != "ok":
+            continue
+        for metric, m in r["metrics"].items():
+            key = (r["scenario"], r["consumer"], r["mode"], r["algorithm"], metric)
+            vals.setdefault((key, r["kernel"]), {})[r["rep"]] = m["value"]
+            units[key] = (m["unit"], m["better"])
+    out = {}
+    for (key, kernel), reps in vals.items():
+        if kernel != "patched" or units[key][1] == "none":
+            continue
+        scen, cons, mode, alg, metric = key
+        m = re.match(r"^acompd\((.+)\)$", alg)
+        ctl = (scen, cons, "sync", m.group(1), metric) if m else key
+        base = vals.get((ctl, "base"), {})
+        ratios = [reps[i] / base[i] for i in sorted(reps) if base.get(i)]
+        if ratios:
+            out[key] = ratios
+    return out, units
+
+
+def compare_normalized(a, b, noise=0.03):
+    """As compare(), on each run's patched/base pair ratios instead of
+    absolute values: the base kernel, booted beside the patched one in both
+    runs, is the control, so that a machine that got faster or slower
+    between the runs does not show as a change."""
+    ra, ua = paired_ratios(load_records(a))
+    rb, _ = paired_ratios(load_records(b))
+    keys = sorted(set(ra) & set(rb))
+    regressions = 0
+    width = max([len("/".join(k)) for k in keys] + [6])
+    print("patched/base pair ratios of each run (the base kernel as control)")
+    print("%-*s %10s %10s %7s  %s" % (width, "metric", "A ratio", "B ratio", "B/A", "verdict"))
+    for key in keys:
+        better = ua[key][1]
+        va, vb = ra[key], rb[key]
+        ma, mb = statistics.median(va), statistics.median(vb)
+        ratio = mb / ma if ma else float("inf")
+        apart = max(va) < min(vb) or max(vb) < min(va)
+        verdict = "same"
+        if apart and abs(ratio - 1) > noise:
+            worse = (ratio < 1) if better == "higher" else (ratio > 1)
+            verdict = "REGRESSION" if worse else "improvement"
+            regressions += worse
+        print("%-*s %10.3f %10.3f %7.3f  %s" % (width, "/".join(key), ma, mb, ratio, verdict))
+    print("%d regression(s)" % regressions)
+    return 1 if regressions else 0
+
+
 def plot_name(text):
     return re.sub(r"[^A-Za-z0-9.-]+", "_", text).strip("_")
 
@@ -590,6 +648,8 @@ def main(argv):
         return selftest(argv[2])
     if len(argv) == 4 and argv[1] == "compare":
         return compare(argv[2], argv[3])
+    if len(argv) == 5 and argv[1] == "compare" and argv[2] == "--against-base":
+        return compare_normalized(argv[3], argv[4])
     sys.stderr.write(__doc__)
     return 2
 
