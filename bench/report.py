@@ -437,6 +437,20 @@ def summarize(rundir):
     return 1 if failed or not recs else 0
 
 
+def judge(va, vb, better, noise):
+    """Medians of A and B, B/A, and the verdict: a change when the medians
+    differ by more than the noise floor and the min-max ranges do not
+    overlap, a regression when it goes the bad way."""
+    ma, mb = statistics.median(va), statistics.median(vb)
+    ratio = mb / ma if ma else float("inf")
+    apart = max(va) < min(vb) or max(vb) < min(va)
+    verdict = "same"
+    if apart and abs(ratio - 1) > noise:
+        worse = (ratio < 1) if better == "higher" else (ratio > 1)
+        verdict = "REGRESSION" if worse else "improvement"
+    return ma, mb, ratio, verdict
+
+
 def compare(a, b, noise=0.03):
     """Ratios of B against A per metric and kernel. A change is flagged when
     the median moves by more than the noise floor and the two runs' min-max
@@ -453,15 +467,8 @@ def compare(a, b, noise=0.03):
         if better == "none":
             continue
         for kernel in sorted(set(ga[key]) & set(gb[key])):
-            va, vb = ga[key][kernel], gb[key][kernel]
-            ma, mb = statistics.median(va), statistics.median(vb)
-            ratio = mb / ma if ma else float("inf")
-            apart = max(va) < min(vb) or max(vb) < min(va)
-            verdict = "same"
-            if apart and abs(ratio - 1) > noise:
-                worse = (ratio < 1) if better == "higher" else (ratio > 1)
-                verdict = "REGRESSION" if worse else "improvement"
-                regressions += worse
+            ma, mb, ratio, verdict = judge(ga[key][kernel], gb[key][kernel], better, noise)
+            regressions += verdict == "REGRESSION"
             print("%-*s %-8s %12s %12s %7.3f  %s" % (width, "/".join(key), kernel, fmt(ma), fmt(mb), ratio, verdict))
     print("%d regression(s)" % regressions)
     return 1 if regressions else 0
@@ -508,15 +515,8 @@ def compare_normalized(a, b, noise=0.03):
     print("%-*s %10s %10s %7s  %s" % (width, "metric", "A ratio", "B ratio", "B/A", "verdict"))
     for key in keys:
         better = ua[key][1]
-        va, vb = ra[key], rb[key]
-        ma, mb = statistics.median(va), statistics.median(vb)
-        ratio = mb / ma if ma else float("inf")
-        apart = max(va) < min(vb) or max(vb) < min(va)
-        verdict = "same"
-        if apart and abs(ratio - 1) > noise:
-            worse = (ratio < 1) if better == "higher" else (ratio > 1)
-            verdict = "REGRESSION" if worse else "improvement"
-            regressions += worse
+        ma, mb, ratio, verdict = judge(ra[key], rb[key], better, noise)
+        regressions += verdict == "REGRESSION"
         print("%-*s %10.3f %10.3f %7.3f  %s" % (width, "/".join(key), ma, mb, ratio, verdict))
     print("%d regression(s)" % regressions)
     return 1 if regressions else 0
