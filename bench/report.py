@@ -217,7 +217,7 @@ def cpu_delta(before, after):
     in percent, and the context switches ("ctxt") between them; what a
     snapshot lacks is left out."""
     def fields(path):
-        lines = {l.split()[0]: l.split()[1:] for l in (read(path) or "").splitlines() if l.split()}
+        lines = {f[0]: f[1:] for f in map(str.split, (read(path) or "").splitlines()) if f}
         cpu = [int(x) for x in lines.get("cpu", [])[:8]]
         ctxt = int(lines["ctxt"][0]) if lines.get("ctxt") else None
         return (cpu if len(cpu) == 8 else None), ctxt
@@ -349,16 +349,22 @@ def load_records(rundir):
     return recs
 
 
-def group(recs):
-    """{(scenario, consumer, mode, alg, metric): {kernel: [values]}} and units."""
-    g, units = {}, {}
+def ok_metrics(recs):
+    """(record, (scenario, consumer, mode, alg, metric), metric) for every
+    metric of every successful record."""
     for r in recs:
         if r["status"] != "ok":
             continue
         for metric, m in r["metrics"].items():
-            key = (r["scenario"], r["consumer"], r["mode"], r["algorithm"], metric)
-            g.setdefault(key, {}).setdefault(r["kernel"], []).append(m["value"])
-            units[key] = (m["unit"], m["better"])
+            yield r, (r["scenario"], r["consumer"], r["mode"], r["algorithm"], metric), m
+
+
+def group(recs):
+    """{(scenario, consumer, mode, alg, metric): {kernel: [values]}} and units."""
+    g, units = {}, {}
+    for r, key, m in ok_metrics(recs):
+        g.setdefault(key, {}).setdefault(r["kernel"], []).append(m["value"])
+        units[key] = (m["unit"], m["better"])
     return g, units
 
 
@@ -480,13 +486,9 @@ def paired_ratios(recs):
     just before it), for the same algorithm, or for X when the patched mode
     is acompd(X), which the base kernel lacks."""
     vals, units = {}, {}
-    for r in recs:
-        if r["status"] != "ok":
-            continue
-        for metric, m in r["metrics"].items():
-            key = (r["scenario"], r["consumer"], r["mode"], r["algorithm"], metric)
-            vals.setdefault((key, r["kernel"]), {})[r["rep"]] = m["value"]
-            units[key] = (m["unit"], m["better"])
+    for r, key, m in ok_metrics(recs):
+        vals.setdefault((key, r["kernel"]), {})[r["rep"]] = m["value"]
+        units[key] = (m["unit"], m["better"])
     out = {}
     for (key, kernel), reps in vals.items():
         if kernel != "patched" or units[key][1] == "none":

@@ -108,22 +108,32 @@ static void pb_complete(struct crypto_async_request *base, int err)
 	wake_up(&run->wq);
 }
 
-/* Account one finished request; the slot can be reused afterwards. */
-static void pb_finish(struct pb_run *run, struct pb_slot *slot)
+/*
+ * Account one finished operation on corpus page @i, started at @start: its
+ * latency, and either its compressed length or whether @out, its
+ * decompression, matches the page.
+ */
+static void pb_account(struct pb_run *run, unsigned int i, u64 start, int err,
+		       unsigned int dlen, struct page *out)
 {
-	unsigned int i = slot->page;
-
-	run->lat[run->nlat++] = ktime_get_ns() - slot->start;
-	if (slot->err) {
+	run->lat[run->nlat++] = ktime_get_ns() - start;
+	if (err) {
 		run->errors++;
 		return;
 	}
 	if (run->compress) {
-		pb_clen[i] = slot->req->dlen;
-	} else if (slot->req->dlen != PAGE_SIZE ||
-		   memcmp(page_address(slot->out), page_address(pb_pages[i]), PAGE_SIZE)) {
+		pb_clen[i] = dlen;
+	} else if (dlen != PAGE_SIZE ||
+		   memcmp(page_address(out), page_address(pb_pages[i]), PAGE_SIZE)) {
 		run->mismatches++;
 	}
+}
+
+/* Account one finished request; the slot can be reused afterwards. */
+static void pb_finish(struct pb_run *run, struct pb_slot *slot)
+{
+	pb_account(run, slot->page, slot->start, slot->err, slot->req->dlen,
+		   slot->out);
 }
 
 static int pb_submit(struct pb_run *run, struct pb_slot *slot, unsigned int i)
@@ -213,14 +223,7 @@ static void pb_comp_pass(struct pb_run *run, struct crypto_comp *tfm,
 			err = crypto_comp_decompress(tfm, pb_comp[i], pb_clen[i],
 						     page_address(out), &dlen);
 		}
-		run->lat[run->nlat++] = ktime_get_ns() - start;
-		if (err)
-			run->errors++;
-		else if (run->compress)
-			pb_clen[i] = dlen;
-		else if (dlen != PAGE_SIZE ||
-			 memcmp(page_address(out), page_address(pb_pages[i]), PAGE_SIZE))
-			run->mismatches++;
+		pb_account(run, i, start, err, dlen, out);
 	}
 }
 
