@@ -74,9 +74,9 @@ initramfs-%: $(BLD)/initramfs-%.cpio.gz
 test: $(BLD)/kernels/debug/.acomp-key $(BLD)/initramfs-debug.cpio.gz
 	tests/run.sh $(call KIMG,debug) $(BLD)/initramfs-debug.cpio.gz
 
-bench: $(BLD)/kernels/base/.acomp-key $(BLD)/kernels/patched/.acomp-key \
-		$(BLD)/initramfs-base.cpio.gz $(BLD)/initramfs-patched.cpio.gz
-	bench/bench.sh
+BENCH_KERNELS := $(or $(KERNELS),base patched)
+bench: $(foreach k,$(BENCH_KERNELS),$(BLD)/kernels/$(k)/.acomp-key $(BLD)/initramfs-$(k).cpio.gz)
+	KERNELS="$(BENCH_KERNELS)" bench/bench.sh
 
 compare:
 	@test -n "$(A)" -a -n "$(B)" || { echo 'usage: make compare A=dir B=dir [NORM=base]'; exit 2; }

@@ -8,8 +8,12 @@
 #   MODES=lz4,acompd(lz4)  the modes (algorithms) to run; default: the
 #                 scenario's column, or its full list with FULL=1
 #   REPS=3        repetitions per kernel
+#   KERNELS=patched  only those kernels (default: base patched, alternated)
 #   LABEL=name    results go to results/<date>-<label>/ (default: default, full)
 #   GUEST_ARGS='ACOMP_FIO_LOOPS=3'  passed to the guest of every boot
+# The guest's RAM is 1024 MiB unless the scenario's ARGS (or GUEST_ARGS) set
+# ACOMP_GUEST_MEM (QEMU's -m: 384M, 1G, or MiB); each boot's QEMU command
+# line is kept in raw/*/qemu-cmdline and the records carry it.
 # Ad hoc, as before the matrix: SCENARIO=zram-fio (a guest scenario) with
 # GUEST_ARGS='ACOMP_ALGS=...' runs that one at 2 vCPUs.
 set -euo pipefail
@@ -20,7 +24,12 @@ STAGE=bench
 
 DEFAULT="zram-fio zram-swap-64m zswap-swap-64m"
 reps=${REPS:-3}
-kernels=(base patched)
+# KERNELS="patched" boots only that kernel (sync against async modes in the
+# same boots); the default alternates both.
+read -ra kernels <<<"${KERNELS:-base patched}"
+for k in "${kernels[@]}"; do
+	case $k in base | patched) ;; *) die "KERNELS: unknown kernel $k (base, patched)" ;; esac
+done
 
 # The matrix, without comments: NAME GUEST-SCENARIO VCPUS MODES FULL-MODES ARGS...
 matrix() { sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$TOP/bench/matrix"; }
@@ -66,7 +75,7 @@ done
 	echo "linux_source: $(debian_version)"
 	echo "series: $(series_patches | wc -l) patch(es), sha256 $(series_patches | sed "s|^|$TOP/patches/|" | xargs -r cat | sha256sum | cut -c1-16)"
 	echo "project: $(git -C "$TOP" describe --always --dirty 2>/dev/null || echo unknown)"
-	echo "guest: -accel tcg -cpu max -m 1024, -smp per scenario (bench/matrix)"
+	echo "guest: -accel tcg -cpu max, -smp and -m per scenario (bench/matrix VCPUS and ACOMP_GUEST_MEM; default -m 1024)"
 	echo "scenarios: ${names[*]}"
 	echo "reps: $reps"
 } >"$run/facts.txt"
@@ -87,6 +96,17 @@ spec() {
 		}'
 }
 
+# guest_mem ARGS...: the guest's RAM (QEMU -m) from ACOMP_GUEST_MEM=, the
+# last one given; 1024 (MiB) without one.
+guest_mem() {
+	local m=1024 w
+	for w in "$@"; do
+		case $w in ACOMP_GUEST_MEM=*) m=${w#ACOMP_GUEST_MEM=} ;; esac
+	done
+	[[ $m =~ ^[0-9]+[MG]?$ ]] || die "ACOMP_GUEST_MEM=$m: want a size for QEMU's -m (384M, 1G, or MiB)"
+	echo "$m"
+}
+
 total=$((${#names[@]} * reps * ${#kernels[@]}))
 i=0
 s=0
@@ -94,7 +114,11 @@ start=$(date +%s)
 for name in "${names[@]}"; do
 	s=$((s + 1))
 	read -r gscen vcpus modes args <<<"$(spec "$name")"
-	echo "$name $gscen $vcpus $modes ${args:-}" >>"$run/scenarios.txt"
+	# shellcheck disable=SC2086 # args: space-separated guest parameters
+	mem=$(guest_mem ${args:-} ${GUEST_ARGS:-})
+	# The matrix line as run (its guest shape as a comment, so that the file
+	# stays a valid matrix).
+	echo "$name $gscen $vcpus $modes ${args:-}  # guest: -smp $vcpus -m $mem" >>"$run/scenarios.txt"
 	algs=()
 	[ "$modes" != - ] && algs=("ACOMP_ALGS=$modes")
 	for rep in $(seq 1 "$reps"); do
@@ -102,7 +126,7 @@ for name in "${names[@]}"; do
 			i=$((i + 1))
 			el=$(($(date +%s) - start))
 			eta=$([ "$i" -gt 1 ] && echo "~$((el * (total - i + 1) / (i - 1) / 60)) min" || echo "?")
-			echo "[bench] scenario $s/${#names[@]} $name ($modes, ${vcpus} vCPUs): $k rep $rep/$reps;" \
+			echo "[bench] scenario $s/${#names[@]} $name ($modes, ${vcpus} vCPUs, -m $mem): $k rep $rep/$reps;" \
 				"boot $i/$total, elapsed $((el / 60)) min $((el % 60)) s, remaining $eta"
 			# zswap scenarios swap to a second disk (sparse, fresh every boot).
 			disk=()
@@ -114,7 +138,7 @@ for name in "${names[@]}"; do
 			out=$run/raw/$name-$k-${ALG:-all}-r$rep
 			# shellcheck disable=SC2086 # args: space-separated guest parameters
 			"$TOP/qemu-images/run.sh" -q -k "$BUILD/kernels/$k/arch/x86/boot/bzImage" \
-				-i "$BUILD/initramfs-$k.cpio.gz" -o "$out" -t 900 -m 1024 -c "$vcpus" "${disk[@]}" \
+				-i "$BUILD/initramfs-$k.cpio.gz" -o "$out" -t 900 -m "$mem" -c "$vcpus" "${disk[@]}" \
 				-a "ACOMP_JOB=bench ACOMP_SCENARIO=$gscen ACOMP_ALG=${ALG:-lz4} ${algs[*]} ${args:-} ${GUEST_ARGS:-}" ||
 				echo "[bench] boot $i failed: $(cat "$out/status")"
 		done

@@ -2,17 +2,28 @@
 # In-guest benchmark scenarios. Chosen by ACOMP_SCENARIO on the kernel
 # command line; results go to OUT (default /out).
 #   zram-fio   zram0 with each algorithm of ACOMP_ALGS (or ACOMP_ALG, default
-#              lz4), bench/fio/zram-write.fio; per algorithm in OUT/runs/N/:
-#              fio.json, zram, vmstat and CPU time state before and after
-#   zram-swap  zram0 as swap of a memory.max-limited cgroup running memstress,
-#              per algorithm as above, memstress's line in memstress.txt
+#              lz4), bench/fio/zram-write.fio one job at a time; per algorithm
+#              in OUT/runs/N/: fio-JOB.json and cpu.JOB.before/after (CPU
+#              time and context switches around each job), zram, vmstat and
+#              CPU time state before and after all jobs
+#   zram-swap  zram0 (ACOMP_ZRAM_SIZE, default 512M) as swap of memstress in
+#              a memory.max-limited cgroup, per algorithm as above, the state
+#              taken right before and after memstress, its line in
+#              memstress.txt, the limit in memory.max, the cgroup's
+#              memory.events and memory.stat in memcg-events, memcg-stat
 #   zswap-swap zswap with each algorithm in front of the swap disk /dev/vdb
 #              (bench.sh attaches it), memstress as for zram-swap; zswap's
-#              debugfs statistics before, under load and after
-#   ACOMP_MEMMAX (swap runs' memory.max), ACOMP_OFFLOAD=1 (acompd's
-#   workqueue on the last CPU, the workload on the others), ACOMP_HOG=N
-#   (N busy loops: an artificially slowed variant), ACOMP_FIO_JOBS=a,b
-#   (only those fio jobs), ACOMP_FIO_LOOPS=N (each job N times)
+#              debugfs statistics before, under load and after, its
+#              parameters in zswap-params
+#   Swap runs: ACOMP_PROCS x ACOMP_MIB MiB (default 2 x 96), ACOMP_PASSES
+#   (default 2) in ACOMP_ORDER (seq, rand, both: default), ACOMP_MEMMAX
+#   (memory.max, default 64M; "none": no cgroup, global reclaim by kswapd
+#   and the allocating task, sized by the guest's RAM), ACOMP_ZSWAP_ZPOOL
+#   and ACOMP_ZSWAP_MAX_POOL (zswap's zpool and max_pool_percent; default:
+#   the kernel's). ACOMP_OFFLOAD=1 (acompd's workqueue on the last CPU, the
+#   workload on the others), ACOMP_HOG=N (N busy loops: an artificially
+#   slowed variant), ACOMP_FIO_JOBS=a,b (only those fio jobs),
+#   ACOMP_FIO_LOOPS=N (each job N times)
 #   pagebench  consumer/pagebench on /acomp/corpus.bin for each algorithm in
 #              ACOMP_ALGS (comma-separated; comp:NAME is NAME through the
 #              legacy crypto_comp API, depth 1 only) and depth in ACOMP_DEPTHS,
@@ -24,9 +35,15 @@ ZRAM=/sys/block/zram0
 ZSWAP=/sys/module/zswap/parameters
 ZSWAP_DBG=/sys/kernel/debug/zswap
 
+# CPU time (the "cpu" line) and context switches ("ctxt") of /proc/stat.
+cpustat() {
+	grep -E '^(cpu|ctxt) ' /proc/stat
+}
+
+# snapshot before|after: the state a run's metrics are the deltas of.
 snapshot() {
 	cp /proc/vmstat "$out/vmstat.$1"
-	grep -E '^(cpu|ctxt) ' /proc/stat >"$out/cpu.$1"
+	cpustat >"$out/cpu.$1"
 	cat /proc/pressure/memory >"$out/psi-memory.$1" 2>/dev/null
 	cat "$ZRAM/mm_stat" >"$out/zram-mm_stat.$1" 2>/dev/null
 	cat "$ZRAM/io_stat" >"$out/zram-io_stat.$1" 2>/dev/null
@@ -61,9 +78,10 @@ zswap_for() {
 }
 
 # per_alg SCENARIO-FUNCTION SIZE [SETUP]: run it for every algorithm, each in
-# OUT/runs/N/ (algorithm, status, results, and the state before and after),
-# after SETUP ALG SIZE (default zram_for). Algorithms alternate inside one
-# boot, so that sync and async are measured side by side.
+# OUT/runs/N/ (algorithm, status, results, and the state before and after,
+# which the function snapshots around its workload), after SETUP ALG SIZE
+# (default zram_for). Algorithms alternate inside one boot, so that sync and
+# async are measured side by side.
 per_alg() {
 	n=0
 	for a in $(algs); do
@@ -78,9 +96,7 @@ per_alg() {
 		echo "ACOMP: progress: $scenario with $a"
 		o=$out
 		out=$d
-		snapshot before
 		if "$1" "$a"; then echo ok >"$d/status"; else echo "failed" >"$d/status"; fi
-		snapshot after
 		out=$o
 	done
 	zram_for lz4 1M && echo 1 >"$ZRAM/reset"
@@ -109,31 +125,49 @@ on() {
 	if [ -n "$WORK_ON" ]; then taskset "$WORK_ON" "$@"; else "$@"; fi
 }
 
-# ACOMP_FIO_JOBS=a,b runs only those jobs of the file (in its order).
+# The jobs of the fio file (every [section] but [global]), in its order, or
+# those of ACOMP_FIO_JOBS=a,b (in that order); one fio run each, so that the
+# CPU time and context switches around each job are its own.
+FIO_FILE=/acomp/bench/zram-write.fio
 run_fio() {
-	sections=
-	for j in $(echo "${ACOMP_FIO_JOBS:-}" | tr ',' ' '); do
-		sections="$sections --section=$j"
+	jobs=$(echo "${ACOMP_FIO_JOBS:-}" | tr ',' ' ')
+	[ -n "$jobs" ] || jobs=$(sed -n -e '/^\[global\]$/d' -e 's/^\[\(.*\)\]$/\1/p' "$FIO_FILE")
+	rc=0
+	snapshot before
+	for j in $jobs; do
+		cpustat >"$out/cpu.$j.before"
+		ACOMP_FIO_LOOPS=${ACOMP_FIO_LOOPS:-1} on fio --output-format=json \
+			--output="$out/fio-$j.json" --section="$j" "$FIO_FILE" || rc=1
+		cpustat >"$out/cpu.$j.after"
 	done
-	# shellcheck disable=SC2086 # sections: separate options
-	ACOMP_FIO_LOOPS=${ACOMP_FIO_LOOPS:-1} on fio --output-format=json --output="$out/fio.json" \
-		$sections /acomp/bench/zram-write.fio
+	snapshot after
+	return $rc
 }
 
 CG=/sys/fs/cgroup/acomp-bench
-# run_swap: memstress in a cgroup limited to ACOMP_MEMMAX (default 64M),
-# zram0 (or, for zswap-swap, zswap and /dev/vdb) as its swap: ACOMP_PROCS x
-# ACOMP_MIB MiB, random and sequential passes.
+# run_swap: memstress in a cgroup limited to ACOMP_MEMMAX (default 64M; with
+# "none" in no cgroup: the guest's RAM is the limit), zram0 (or, for
+# zswap-swap, zswap and /dev/vdb) as its swap: ACOMP_PROCS x ACOMP_MIB MiB,
+# ACOMP_PASSES passes in ACOMP_ORDER, every page verified. The state is
+# snapshot right before and after memstress, so that swapoff (which reads
+# back whatever else was swapped out) is not counted.
 run_swap() {
 	dev=/dev/zram0
 	if [ "$scenario" = zswap-swap ]; then
 		dev=/dev/vdb
 		echo Y >"$ZSWAP/enabled" || return 1
+		grep -H . "$ZSWAP"/* >"$out/zswap-params" 2>/dev/null
 	fi
 	mkswap "$dev" >/dev/null && swapon "$dev" || return 1
-	echo +memory >/sys/fs/cgroup/cgroup.subtree_control
-	mkdir -p "$CG"
-	echo "${ACOMP_MEMMAX:-64M}" >"$CG/memory.max"
+	memmax=${ACOMP_MEMMAX:-64M}
+	echo "$memmax" >"$out/memory.max"
+	join=
+	if [ "$memmax" != none ]; then
+		echo +memory >/sys/fs/cgroup/cgroup.subtree_control
+		mkdir -p "$CG"
+		echo "$memmax" >"$CG/memory.max" || return 1
+		join="echo \$\$ >$CG/cgroup.procs && "
+	fi
 	# What zram or zswap holds under pressure, sampled every second while
 	# memstress runs (its exit frees everything).
 	(
@@ -147,9 +181,11 @@ run_swap() {
 		done >"$out/loaded.samples"
 	) &
 	sampler=$!
-	on sh -c "echo \$\$ >$CG/cgroup.procs && exec memstress -m ${ACOMP_MIB:-96} -P ${ACOMP_PROCS:-2} -p 2 -o both" \
+	snapshot before
+	on sh -c "${join}exec memstress -m ${ACOMP_MIB:-96} -P ${ACOMP_PROCS:-2} -p ${ACOMP_PASSES:-2} -o ${ACOMP_ORDER:-both}" \
 		>"$out/memstress.txt" 2>&1
 	rc=$?
+	snapshot after
 	kill "$sampler"
 	wait "$sampler" 2>/dev/null
 	# The fullest sample: zram mm_stat as is, zswap as "name value" lines.
@@ -161,10 +197,27 @@ run_swap() {
 			END { if (max > 0) printf "stored_pages %d\nsame_filled_pages %d\npool_total_size %d\n", s, f, p }' \
 			"$out/loaded.samples" >"$out/zswap.loaded"
 	fi
+	if [ -n "$join" ]; then
+		# A fresh cgroup per run: its counters are the run's.
+		cat "$CG/memory.events" >"$out/memcg-events"
+		cat "$CG/memory.stat" >"$out/memcg-stat"
+		rmdir "$CG"
+	fi
 	swapoff "$dev"
 	echo N >"$ZSWAP/enabled"
-	rmdir "$CG"
 	return $rc
+}
+
+# zswap's zpool and pool limit for the whole boot (ACOMP_ZSWAP_ZPOOL,
+# ACOMP_ZSWAP_MAX_POOL), before any compressor is set.
+zswap_setup() {
+	if [ -n "${ACOMP_ZSWAP_ZPOOL:-}" ]; then
+		echo "$ACOMP_ZSWAP_ZPOOL" >"$ZSWAP/zpool" || return 1
+	fi
+	if [ -n "${ACOMP_ZSWAP_MAX_POOL:-}" ]; then
+		echo "$ACOMP_ZSWAP_MAX_POOL" >"$ZSWAP/max_pool_percent" || return 1
+	fi
+	return 0
 }
 
 offload || { echo "ACOMP: bench: offload setup failed"; exit 1; }
@@ -179,9 +232,10 @@ zram-fio)
 	per_alg run_fio 1G
 	;;
 zram-swap)
-	per_alg run_swap 512M
+	per_alg run_swap "${ACOMP_ZRAM_SIZE:-512M}"
 	;;
 zswap-swap)
+	zswap_setup || { echo "ACOMP: bench: zswap zpool/max_pool_percent setup failed"; exit 1; }
 	per_alg run_swap 0 zswap_for
 	;;
 pagebench)

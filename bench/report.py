@@ -8,6 +8,9 @@
                                  ratios (the base kernel as control)
     report.py plot RUNDIR        gnuplot PNGs of a summarized run (throughput,
                                  latency percentiles, compression ratio)
+    report.py pays RUNDIR        "when does asynchronous compression pay":
+                                 acompd(X) against X per consumer and
+                                 submitters (also at the end of summary.md)
     report.py selftest DIR       the parsers against golden fixtures (TAP)
 
 A raw run directory is named SCENARIO-KERNEL-ALG-rREP and holds what
@@ -51,12 +54,21 @@ def read(path, default=None):
         return default
 
 
+def fio_jobs(text):
+    """The jobs of fio's JSON output (fio may print warnings before it)."""
+    return json.loads(text[text.index("{"):]).get("jobs", [])
+
+
+def fio_pages(text):
+    """{job: 4 KiB pages it moved, read and written}."""
+    return {job["jobname"]: sum(dig(job, (rw, "io_bytes")) or 0 for rw in ("read", "write")) / 4096
+            for job in fio_jobs(text)}
+
+
 def fio_metrics(text):
     """Metrics of every job in fio's JSON output."""
     out = {}
-    # fio may print warnings before its JSON.
-    data = json.loads(text[text.index("{"):])
-    for job in data.get("jobs", []):
+    for job in fio_jobs(text):
         # A job's figures are those of the direction it moved data in.
         rw = "read" if (dig(job, ("read", "io_bytes")) or 0) > (dig(job, ("write", "io_bytes")) or 0) \
             else "write"
@@ -76,12 +88,38 @@ def fio_metrics(text):
     return out
 
 
+def fixture_run_lines(rundir):
+    """What selftest compares for a fixture run directory (raw/ as bench.sh
+    leaves it): each record's identity, submitters and guest, the metrics
+    of per-page cost, reclaim and stalls, then the "pays" tables."""
+    recs = load_records(rundir)
+    out = []
+    for r in sorted(recs, key=lambda r: (r["scenario"], r["kernel"], r["algorithm"], r["rep"])):
+        out.append("%s %s %s r%d %s submitters=%s guest=%s" % (
+            r["scenario"], r["kernel"], r["algorithm"], r["rep"], r["status"],
+            r.get("submitters", "-"), r["guest"]))
+        out += ["  %s %g" % (k, v["value"]) for k, v in sorted(r["metrics"].items())
+                if re.search(r"per_page|_per_s$|allocstall|memcg\.|\.bw$|pswpout|zswpout", k)]
+    return out + pays_lines(recs)
+
+
 def selftest(d):
-    """Parsers against golden fixtures: X.json (fio), X.txt (pagebench) or
-    X.memstress (memstress output) and X.expected, one 'algorithm metric value' line per metric. TAP out."""
+    """Parsers against golden fixtures: X.json (fio), X.txt (pagebench),
+    X.memstress (memstress output) or a directory X with raw/ (a run, as
+    bench.sh leaves it: records and the "pays" tables), and X.expected, one
+    line per metric. TAP out."""
     results = []
     for f in sorted(os.listdir(d)):
         base, ext = os.path.splitext(f)
+        if os.path.isdir(os.path.join(d, f, "raw")):
+            got = fixture_run_lines(os.path.join(d, f))
+            want = (read(os.path.join(d, f + ".expected")) or "").splitlines()
+            results.append((got == want, "bench run fixture %s (records, pays)" % f))
+            if got != want:
+                print("# %s: got\n#   %s" % (f, "\n#   ".join(got)))
+            continue
+        if os.path.isdir(os.path.join(d, f)):
+            continue
         text = read(os.path.join(d, f))
         if ext == ".json":
             got = ["- %s %g" % (k, v["value"]) for k, v in sorted(fio_metrics(text).items())]
@@ -146,6 +184,15 @@ def pagebench_records(base, text):
     return [r for r in recs.values() if r["metrics"]]
 
 
+def guest_shape(d, default):
+    """The guest's shape ("-accel tcg -cpu max -smp 2 -m 384M") from the
+    QEMU command line of the boot in D (run.sh's qemu-cmdline), else DEFAULT."""
+    words = (read(os.path.join(d, "qemu-cmdline")) or "").split()
+    opts = dict(zip(words, words[1:]))
+    shape = ["%s %s" % (o, opts[o]) for o in ("-accel", "-cpu", "-smp", "-m") if o in opts]
+    return " ".join(shape) if shape else default
+
+
 def raw_records(rundir, name, facts):
     m = RAW_NAME.match(name)
     if not m:
@@ -158,7 +205,7 @@ def raw_records(rundir, name, facts):
         "algorithm": m["alg"], "rep": int(m["rep"]), "status": status,
         "kernel_release": (read(os.path.join(rundir, "kernels", m["kernel"] + ".release")) or "").strip(),
         "series": facts.get("series", ""), "qemu": facts.get("qemu", ""),
-        "guest": facts.get("guest", ""), "host_cpu": facts.get("host_cpu", ""),
+        "guest": guest_shape(d, facts.get("guest", "")), "host_cpu": facts.get("host_cpu", ""),
         "metrics": {},
     }
     pb = read(os.path.join(d, "outbox", "pagebench.txt"))
@@ -211,11 +258,15 @@ def psi_delta(before, after):
     return {k: (a[k] - b[k]) / 1e6 for k in a if k in b}
 
 
+USER_HZ = 100  # the unit of /proc/stat's CPU times
+
+
 def cpu_delta(before, after):
     """Busy and softirq share of all CPUs' time between two snapshots of
     /proc/stat's "cpu" line (user nice system idle iowait irq softirq steal),
-    in percent, and the context switches ("ctxt") between them; what a
-    snapshot lacks is left out."""
+    in percent, the busy CPU time of all CPUs in seconds ("busy_s"), and the
+    context switches ("ctxt") between them; what a snapshot lacks is left
+    out."""
     def fields(path):
         lines = {f[0]: f[1:] for f in map(str.split, (read(path) or "").splitlines()) if f}
         cpu = [int(x) for x in lines.get("cpu", [])[:8]]
@@ -232,6 +283,23 @@ def cpu_delta(before, after):
     if total > 0:
         out["busy"] = 100.0 * (total - d[3] - d[4]) / total
         out["softirq"] = 100.0 * d[6] / total
+        out["busy_s"] = (total - d[3] - d[4]) / USER_HZ
+    return out
+
+
+def per_page(what, pages, cpu):
+    """The cost of one 4 KiB page of WHAT (swap: a page swapped out; a fio
+    job: a page read or written): busy CPU time of all CPUs and context
+    switches, from cpu_delta() over the same interval."""
+    out = {}
+    if pages <= 0:
+        return out
+    if "busy_s" in cpu:
+        out["%s.cpu_us_per_page" % what] = {"value": round(cpu["busy_s"] * 1e6 / pages, 2),
+                                            "unit": "us", "better": "lower"}
+    if "ctxt" in cpu:
+        out["%s.ctxt_per_page" % what] = {"value": round(cpu["ctxt"] / pages, 4),
+                                          "unit": "switches", "better": "none"}
     return out
 
 
@@ -244,7 +312,7 @@ def zswap_metrics(d):
     loaded = vmstat(os.path.join(d, "zswap.loaded"))
     m = {}
     for k in ("async_compress", "async_decompress", "written_back_pages",
-              "reject_compress_poor", "reject_alloc_fail"):
+              "reject_compress_poor", "reject_alloc_fail", "reject_reclaim_fail"):
         if k in before and k in after:
             m["zswap.%s" % k] = {"value": after[k] - before[k], "unit": "pages", "better": "none"}
     if "async_wait_ns" in before and "async_wait_ns" in after:
@@ -269,10 +337,17 @@ def alg_record(base, d, boot_status, alg=None, status=None):
         status = boot_status
     rec = dict(base, algorithm=alg, mode="async" if alg.startswith("acompd(") else "sync",
                status=status, metrics={})
-    fio = read(os.path.join(d, "fio.json"))
-    if status == "ok" and fio:
-        rec["metrics"].update(fio_metrics(fio))
+    # fio: fio-JOB.json per job with the CPU state around it (cpu.JOB.*),
+    # or, in older runs, every job in one fio.json.
+    if status == "ok" and os.path.isdir(d):
+        for f in sorted(f for f in os.listdir(d) if re.match(r"^fio(-.+)?\.json$", f)):
+            fio = read(os.path.join(d, f))
+            rec["metrics"].update(fio_metrics(fio))
+            for job, pages in fio_pages(fio).items():
+                rec["metrics"].update(per_page(job, pages, cpu_delta(
+                    os.path.join(d, "cpu.%s.before" % job), os.path.join(d, "cpu.%s.after" % job))))
     ms = read(os.path.join(d, "memstress.txt"))
+    kv = memstress_kv(ms)
     if ms is not None:
         rec["consumer"] = "zswap-swap" if rec["scenario"].startswith("zswap") else "zram-swap"
         metrics, mismatches = memstress_metrics(ms)
@@ -280,37 +355,62 @@ def alg_record(base, d, boot_status, alg=None, status=None):
             rec["status"] = "memstress: %s" % ("no result line" if mismatches is None
                                                else "%d mismatches" % mismatches)
         rec["metrics"].update(metrics)
+        # Who reclaims: the submitters of the swap load, or kswapd where no
+        # cgroup limit makes the faulting tasks reclaim for themselves.
+        limit = (read(os.path.join(d, "memory.max")) or "").strip()
+        if limit == "none":
+            rec["submitters"] = "kswapd"
+        elif kv.get("procs"):
+            rec["submitters"] = "%sp" % kv["procs"]
     before = vmstat(os.path.join(d, "vmstat.before"))
     after = vmstat(os.path.join(d, "vmstat.after"))
+    delta = {k: after[k] - before[k] for k in after if k in before}
     for k in ("pswpin", "pswpout", "zswpin", "zswpout", "pgmajfault", "pgsteal_anon",
-              "pgscan_anon"):
-        if k in before and k in after:
-            rec["metrics"]["vmstat.%s" % k] = {"value": after[k] - before[k], "unit": "pages",
-                                                "better": "none"}
-    stalls = [after[k] - before[k] for k in after if k.startswith("allocstall_") and k in before]
+              "pgscan_anon", "pgsteal_file", "pgsteal_kswapd", "pgsteal_direct"):
+        if k in delta:
+            rec["metrics"]["vmstat.%s" % k] = {"value": delta[k], "unit": "pages", "better": "none"}
+    stalls = [v for k, v in delta.items() if k.startswith("allocstall_")]
     if stalls:
         rec["metrics"]["vmstat.allocstall"] = {"value": sum(stalls), "unit": "stalls",
                                                "better": "none"}
-    # Reclaim rate over the workload's run time: the figure published for
-    # moving compression out of kswapd.
-    secs = float(memstress_kv(ms).get("elapsed_s", 0))
-    if secs and "pgsteal_anon" in before and "pgsteal_anon" in after:
-        rec["metrics"]["reclaim.pgsteal_anon_per_s"] = {
-            "value": round((after["pgsteal_anon"] - before["pgsteal_anon"]) / secs, 1),
-            "unit": "pages/s", "better": "none"}
+    # Reclaim rates over the workload's run time: all of it (the figure
+    # published for moving compression out of kswapd), kswapd's, and the
+    # rest, reclaim by the faulting tasks themselves. vmstat's pgsteal_direct
+    # leaves out reclaim for a cgroup's memory.max, which pgsteal_anon and
+    # pgsteal_file count: direct = anon + file - kswapd.
+    secs = float(kv.get("elapsed_s", 0))
+    if secs and "pgsteal_anon" in delta:
+        steal = {"pgsteal_anon": delta["pgsteal_anon"]}
+        if "pgsteal_kswapd" in delta and "pgsteal_file" in delta:
+            steal["pgsteal_kswapd"] = delta["pgsteal_kswapd"]
+            steal["pgsteal_direct"] = delta["pgsteal_anon"] + delta["pgsteal_file"] - delta["pgsteal_kswapd"]
+        for k, v in steal.items():
+            rec["metrics"]["reclaim.%s_per_s" % k] = {"value": round(v / secs, 1), "unit": "pages/s",
+                                                      "better": "none"}
+    # Reclaim passes a cgroup's memory.max forced on its tasks (allocstall
+    # counts global direct reclaim only).
+    events = vmstat(os.path.join(d, "memcg-events"))
+    if "max" in events:
+        rec["metrics"]["memcg.max_events"] = {"value": events["max"], "unit": "events",
+                                              "better": "none"}
     for kind, v in psi_delta(os.path.join(d, "psi-memory.before"),
                              os.path.join(d, "psi-memory.after")).items():
         rec["metrics"]["psi.memory_%s" % kind] = {"value": round(v, 3), "unit": "s",
                                                   "better": "none"}
     # How busy all CPUs were over the run: whether a mode kept them working
-    # or waited (an asynchronous pipeline that leaves CPUs idle).
-    for kind, v in cpu_delta(os.path.join(d, "cpu.before"),
-                             os.path.join(d, "cpu.after")).items():
-        if kind == "ctxt":
-            rec["metrics"]["sched.ctxt"] = {"value": v, "unit": "switches", "better": "none"}
-        else:
-            rec["metrics"]["cpu.%s" % kind] = {"value": round(v, 1), "unit": "%",
+    # or waited (an asynchronous pipeline that leaves CPUs idle), and for
+    # swap runs what a page swapped out cost (zswap: stored or written).
+    cpu = cpu_delta(os.path.join(d, "cpu.before"), os.path.join(d, "cpu.after"))
+    if "ctxt" in cpu:
+        rec["metrics"]["sched.ctxt"] = {"value": cpu["ctxt"], "unit": "switches", "better": "none"}
+    for kind in ("busy", "softirq"):
+        if kind in cpu:
+            rec["metrics"]["cpu.%s" % kind] = {"value": round(cpu[kind], 1), "unit": "%",
                                                "better": "none"}
+    if "busy_s" in cpu:
+        rec["metrics"]["cpu.busy_s"] = {"value": round(cpu["busy_s"], 2), "unit": "s", "better": "none"}
+    if ms is not None:
+        rec["metrics"].update(per_page("swap", delta.get("pswpout", 0) + delta.get("zswpout", 0), cpu))
     # zram's ratio: as loaded for swap runs (swapoff empties it), else after.
     loaded = read(os.path.join(d, "zram-mm_stat.loaded"))
     mm = (loaded if loaded is not None else
@@ -378,27 +478,131 @@ def cell(vals):
     return "%s [%s-%s]" % (fmt(statistics.median(vals)), fmt(min(vals)), fmt(max(vals)))
 
 
+def against_sync(g, key):
+    """For the key of an acompd(X) metric: X, the patched kernel's values of
+    X's same metric and of acompd(X)'s (the same boots), and the ratio of
+    their medians (None when there is none); None for any other key."""
+    m = re.match(r"acompd\((.+)\)$", key[3])
+    if not m:
+        return None
+    a = g[key].get("patched", [])
+    s_ = g.get((key[0], key[1], "sync", m.group(1), key[4]), {}).get("patched", [])
+    ratio = (statistics.median(a) / statistics.median(s_)
+             if a and s_ and statistics.median(s_) else None)
+    return m.group(1), s_, a, ratio
+
+
+def ratio_cell(ratio):
+    return "%.2f" % ratio if ratio is not None else "n/a"
+
+
 def async_vs_sync(g, units):
     """Table lines: each acompd(X) metric against X's, on the patched kernel
     (the only one with acompd), both measured in the same boots."""
     rows = []
     for key in sorted(g):
-        m = re.match(r"acompd\((.+)\)$", key[3])
-        if not m or units[key][1] == "none":
+        pair = against_sync(g, key)
+        if not pair or units[key][1] == "none":
             continue
-        skey = next((k for k in g if k[:2] == key[:2] and k[3] == m.group(1) and k[4] == key[4]), None)
-        a, s_ = g[key].get("patched", []), (g[skey].get("patched", []) if skey else [])
-        ratio = (statistics.median(a) / statistics.median(s_)
-                 if a and s_ and statistics.median(s_) else None)
+        alg, s_, a, ratio = pair
         rows.append("| %s | %s | %s | %s | %s | %s | %s |" % (
-            key[0], m.group(1), key[4], units[key][0], cell(s_), cell(a),
-            "%.2f" % ratio if ratio is not None else "n/a"))
+            key[0], alg, key[4], units[key][0], cell(s_), cell(a), ratio_cell(ratio)))
     if not rows:
         return []
     return ["", "## Asynchronous (acompd) against synchronous, patched kernel", "",
             "Same boots, algorithms alternated inside each; ratio = acompd median / sync median.", "",
             "| scenario | algorithm | metric | unit | sync | acompd | acompd/sync |",
             "|---|---|---|---|---|---|---|"] + rows
+
+
+# "When does asynchronous compression pay": (metric, column) per row kind.
+PAYS_SWAP = [
+    ("memstress.pages_per_s", "pages/s"), ("memstress.fault_p50_us", "fault p50 us"),
+    ("memstress.fault_p99_us", "fault p99 us"), ("reclaim.pgsteal_anon_per_s", "pgsteal_anon/s"),
+    ("reclaim.pgsteal_kswapd_per_s", "pgsteal_kswapd/s"),
+    ("reclaim.pgsteal_direct_per_s", "pgsteal_direct/s"), ("vmstat.allocstall", "allocstalls"),
+    ("memcg.max_events", "memory.max events"), ("swap.cpu_us_per_page", "CPU us/page"),
+    ("swap.ctxt_per_page", "ctxt/page"),
+]
+PAYS_FIO_JOBS = ["seqwrite-64k", "randwrite-4k", "randread-4k", "randwrite-4k-qd16",
+                 "randwrite-4k-qd16-batch"]
+PAYS_FIO = [("bw", "MiB/s"), ("cpu_us_per_page", "CPU us/page"), ("ctxt_per_page", "ctxt/page")]
+
+
+def submitters_rank(sub):
+    m = re.match(r"^(\d+)p$", sub)
+    return int(m.group(1)) if m else 1000 if sub == "kswapd" else 999
+
+
+def pays_pairs(g, scen, cons, alg, metrics):
+    """[(column, against_sync() of METRIC or None)] for (METRIC, column) in
+    METRICS, of acompd ALG in SCEN/CONS."""
+    keys = [((scen, cons, "async", alg, m), c) for m, c in metrics]
+    return [(c, against_sync(g, k) if k in g else None) for k, c in keys]
+
+
+def pays_lines(recs):
+    """The "when does asynchronous compression pay" section: for every
+    scenario and algorithm X measured both ways on the patched kernel,
+    acompd(X) against X (the same boots): swap loads by consumer and
+    submitters (one, two, kswapd), and the zram fio jobs; first the ratios,
+    then medians [min-max]."""
+    g, _ = group(recs)
+    info = {}
+    for r in recs:
+        if r["status"] == "ok" and r["kernel"] == "patched":
+            shape = " ".join("-%s %s" % m for m in re.findall(r"-(smp|m) (\d+[MG]?)\b", r["guest"]))
+            info.setdefault((r["scenario"], r["consumer"]), (r.get("submitters", "?"), shape))
+    # (labels, [(column, pair)]) per row: pair from against_sync() or None.
+    swap, fio = [], []
+    for scen, cons in sorted(info):
+        sub, shape = info[(scen, cons)]
+        algs = sorted({k[3] for k in g if k[:2] == (scen, cons) and k[3].startswith("acompd(")})
+        for alg in algs:
+            x = alg[len("acompd("):-1]
+            if cons in ("zram-swap", "zswap-swap"):
+                swap.append(((cons.split("-")[0], submitters_rank(sub), scen, x),
+                             [cons.split("-")[0], sub, shape, scen, x],
+                             pays_pairs(g, scen, cons, alg, PAYS_SWAP)))
+            elif cons == "zram-block":
+                for i, job in enumerate(PAYS_FIO_JOBS):
+                    pairs = pays_pairs(g, scen, cons, alg, [("%s.%s" % (job, m), c) for m, c in PAYS_FIO])
+                    if any(p for _, p in pairs):
+                        fio.append(((scen, i, x), [scen, job, shape, x], pairs))
+    if not swap and not fio:
+        return []
+    out = ["", "## When does asynchronous compression pay", "",
+           "acompd(X) against X on the patched kernel, measured in the same boots. Ratios are "
+           "acompd median / sync median: above 1 favours acompd for throughput (pages/s, MiB/s), "
+           "below 1 for latency and cost (fault p50/p99, CPU us and context switches per page: "
+           "swap, per page swapped out, pswpout + zswpout; fio, per 4 KiB page read or written). "
+           "Reclaim rates and stalls are context: kswapd's share against the faulting tasks' "
+           "(direct: pgsteal_anon + pgsteal_file - pgsteal_kswapd, memory.max reclaim included); "
+           "allocstalls count global direct reclaim, memory.max events a cgroup's limit reclaim."]
+    for title, head, rows in (("Swap", ["consumer", "submitters", "guest", "scenario", "X"], swap),
+                              ("zram fio jobs (1 job)", ["scenario", "job", "guest", "X"], fio)):
+        if not rows:
+            continue
+        rows.sort(key=lambda r: r[0])
+        cols = [c for c, _ in rows[0][2]]
+        out += ["", "### %s: acompd(X) / X" % title, "",
+                "| %s |" % " | ".join(head + cols), "|%s" % ("---|" * (len(head) + len(cols)))]
+        out += ["| %s |" % " | ".join(labels + [ratio_cell(p[3]) if p else "-" for _, p in pairs])
+                for _, labels, pairs in rows]
+        out += ["", "### %s: medians [min-max]" % title, "",
+                "| %s | metric | sync | acompd | acompd/sync |" % " | ".join(head),
+                "|%s" % ("---|" * (len(head) + 4))]
+        for _, labels, pairs in rows:
+            out += ["| %s | %s | %s | %s | %s |" % (" | ".join(labels), c, cell(p[1]), cell(p[2]),
+                                                    ratio_cell(p[3]))
+                    for c, p in pairs if p]
+    return out
+
+
+def pays(rundir):
+    lines = pays_lines(load_records(rundir))
+    print("\n".join(lines[1:]) if lines else "no acompd(X) and X measured in the same boots")
+    return 0 if lines else 1
 
 
 def summarize(rundir):
@@ -425,6 +629,7 @@ def summarize(rundir):
             key[0], key[1], key[2], key[3], key[4], units[key][0], cell(base), cell(patched),
             "%.3f" % ratio if ratio is not None else "n/a"))
     lines.extend(async_vs_sync(g, units))
+    lines.extend(pays_lines(recs))
     ctx = [k for k in sorted(g) if units[k][1] == "none"]
     if ctx:
         lines += ["", "## Context (not compared): reclaim, PSI, vmstat deltas, counters", "",
@@ -646,6 +851,8 @@ def main(argv):
         return summarize(argv[2])
     if len(argv) == 3 and argv[1] == "plot":
         return plot(argv[2])
+    if len(argv) == 3 and argv[1] == "pays":
+        return pays(argv[2])
     if len(argv) == 3 and argv[1] == "selftest":
         return selftest(argv[2])
     if len(argv) == 4 and argv[1] == "compare":

@@ -10,7 +10,9 @@
  *
  * A run compresses every corpus page, then decompresses every compressed
  * page and checks it against the original, each pass keeping up to @depth
- * requests in flight (depth 1 waits for each request, as zswap does). It
+ * requests in flight (depth 1 waits for each request, as zswap does; deeper,
+ * all but the last request submitted before a wait are marked
+ * CRYPTO_ACOMP_REQ_BATCH, as zram marks the pages of one write). It
  * reports per-request latency percentiles (submission to completion),
  * throughput, the compression ratio and CPU time: the submitting task's and
  * that of all CPUs together (workers included). Pages that do not compress
@@ -35,6 +37,11 @@
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 #include <linux/wait.h>
+
+/* The unpatched kernel has no batch hint; its algorithms would ignore it. */
+#ifndef CRYPTO_ACOMP_REQ_BATCH
+#define CRYPTO_ACOMP_REQ_BATCH 0
+#endif
 
 #define PB_MAX_DEPTH	256
 #define PB_MAX_PAGES	16384
@@ -136,7 +143,9 @@ static void pb_finish(struct pb_run *run, struct pb_slot *slot)
 		   slot->out);
 }
 
-static int pb_submit(struct pb_run *run, struct pb_slot *slot, unsigned int i)
+/* @more: another request follows before the submitter waits. */
+static int pb_submit(struct pb_run *run, struct pb_slot *slot, unsigned int i,
+		     bool more)
 {
 	int ret;
 
@@ -155,7 +164,9 @@ static int pb_submit(struct pb_run *run, struct pb_slot *slot, unsigned int i)
 					 pb_clen[i], PAGE_SIZE);
 	}
 	acomp_request_set_callback(slot->req, CRYPTO_TFM_REQ_MAY_BACKLOG |
-				   CRYPTO_TFM_REQ_MAY_SLEEP, pb_complete, slot);
+				   CRYPTO_TFM_REQ_MAY_SLEEP |
+				   (more ? CRYPTO_ACOMP_REQ_BATCH : 0),
+				   pb_complete, slot);
 	slot->start = ktime_get_ns();
 	ret = run->compress ? crypto_acomp_compress(slot->req) :
 			      crypto_acomp_decompress(slot->req);
@@ -174,7 +185,12 @@ static void pb_pass(struct pb_run *run, struct pb_slot *slots,
 	while (finished < pb_npages) {
 		while (next < pb_npages && nfree) {
 			struct pb_slot *slot = free_slots[--nfree];
-			int ret = pb_submit(run, slot, next++);
+			int ret;
+
+			next++;
+			/* More follow before we wait: a batch, as zram's. */
+			ret = pb_submit(run, slot, next - 1,
+					nfree && next < pb_npages);
 
 			if (ret == -EINPROGRESS || ret == -EBUSY)
 				continue;

@@ -42,7 +42,8 @@ fio_data() {
 
 fio_verify() { fio_data "$1" "$2" "$3" "$4" compressible; }
 
-# async_stat field N (1 submitted, 2 completed, 3 in_flight, 4 peak, 5 errors)
+# async_stat field N (1 submitted, 2 completed, 3 in_flight, 4 peak, 5 errors,
+# 6 sync)
 async_stat() {
 	awk -v n="$1" '{ print $n }' "$ZRAM/async_stat"
 }
@@ -57,8 +58,9 @@ async_used() {
 		[ "$(async_stat 3)" = 0 ] && [ "$(async_stat 4)" -gt 1 ] && [ "$(async_stat 5)" = 0 ]
 }
 
+# sync_not_async ALG: 64 KiB writes through ALG are compressed synchronously.
 sync_not_async() {
-	fio_verify lz4 write 64k 16M || return 1
+	fio_verify "$1" write 64k 16M || return 1
 	[ "$(async_stat 1)" = 0 ]
 }
 
@@ -172,7 +174,8 @@ for alg in lz4 'acompd(lz4)'; do
 done
 check "zram acompd(lz4): 64k writes go out asynchronously, several in flight, all completed" async_used 'acompd(lz4)'
 diag "async_stat: $(cat "$ZRAM/async_stat")"
-check "zram lz4: no asynchronous submission with a synchronous compressor" sync_not_async
+check "zram lz4: no asynchronous submission with a synchronous compressor" sync_not_async lz4
+check "zram lz4-generic (a driver name of the legacy interface): accepted, synchronous, data verified" sync_not_async lz4-generic
 check "async_depth refuses values above 1024 and non-numbers, keeping its value" depth_refuses
 check "async_depth 0: writes wait for each compression (none submitted asynchronously)" depth_run 0
 check "async_depth 1: never two writes in flight, data verified" depth_run 1
@@ -181,5 +184,14 @@ check "zram acompd(lz4): hot_remove right after buffered writes" hot_remove_afte
 check "zram acompd(lz4): reads and writes stay correct while CPU 1 goes offline and online" hotplug_fio
 diag "$(grep cycles /tmp/tap-check.out)"
 check "zram acompd(lz4): reset right after asynchronous writes" reset_after_async_io
+
+# The same through a fully asynchronous acompd: every request to a worker,
+# completions from other CPUs, the reads' decompressions too.
+check "acompd.caller_runs=N: fully asynchronous" acompd_caller_runs N
+check "zram acompd(lz4), fully asynchronous: fio randwrite 4k 16MiB then crc32c verify" fio_verify 'acompd(lz4)' randwrite 4k 16M
+check "zram acompd(lz4), fully asynchronous: 64k writes in flight together, all completed" async_used 'acompd(lz4)'
+check "zram acompd(lz4), fully asynchronous: correct while CPU 1 goes offline and online" hotplug_fio
+check "zram acompd(lz4), fully asynchronous: reset right after asynchronous writes" reset_after_async_io
+acompd_caller_runs Y
 zram_reset
 tap_done
