@@ -48,7 +48,26 @@ for alg in lz4 'acompd(lz4)'; do
 	diag "$(grep pswpout /tmp/tap-check.out)"
 	diag "$(grep async_stat /tmp/tap-check.out)"
 done
+# no_kworker_memalloc: no kworker is left with PF_MEMALLOC (0x800 in the
+# flags field of /proc/PID/stat) after batches stored for reclaimers, some
+# by zram's worker when the reclaimer slept first.
+no_kworker_memalloc() {
+	bad=0
+	for st in /proc/[0-9]*/stat; do
+		read -r line <"$st" 2>/dev/null || continue
+		case $line in *'(kworker'*) ;; *) continue ;; esac
+		# shellcheck disable=SC2086 # the fields after "(comm)"
+		set -- ${line#*) }
+		if [ $(($7 & 0x800)) != 0 ]; then
+			echo "PF_MEMALLOC left on: $line"
+			bad=$((bad + 1))
+		fi
+	done
+	[ "$bad" = 0 ]
+}
+
 check "zram acompd(lz4) swap, fully asynchronous (acompd.caller_runs=N): 0 mismatches, batches in flight" swap_run 'acompd(lz4)' N
 diag "$(grep -e memstress: -e pswpout -e async_stat /tmp/tap-check.out)"
+check "no kworker keeps PF_MEMALLOC after zram batches stored for reclaimers" no_kworker_memalloc
 zram_reset
 tap_done
