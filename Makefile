@@ -26,6 +26,7 @@ help:
 	@echo 'make compare A=dir B=dir   per-metric ratios of two bench runs; non-zero on a regression (NORM=base: of patched/base)'
 	@echo 'make clean     remove build/ outputs but keep the kernel trees; distclean removes all of build/'
 	@echo 'Stages alone: make kernel-{base,patched,debug}, make initramfs-{base,patched,debug}'
+	@echo 'Every boot uses KVM when /dev/kvm opens and a KVM guest boots, else TCG; ACCEL=tcg|kvm forces one'
 
 $(DEPS): qemu-images/deps.sh
 	@mkdir -p $(BLD)

@@ -60,8 +60,14 @@ for k in "${kernels[@]}"; do
 	cp "$BUILD/kernels/$k/.config" "$run/kernels/$k.config"
 	cat "$BUILD/kernels/$k/include/config/kernel.release" >"$run/kernels/$k.release"
 done
+# The accelerator every boot of this run will use (run.sh probes the same way,
+# and records it beside each boot's QEMU command line).
+accel=$(pick_accel "$BUILD/kernels/${kernels[0]}/arch/x86/boot/bzImage")
+say "accelerator: $accel"
+cpu_model=max
+[ "${accel%% *}" = kvm ] && cpu_model=host
 cmd="make bench"
-for v in SCENARIO SCENARIOS FULL MODES REPS LABEL ALG; do
+for v in SCENARIO SCENARIOS FULL MODES REPS LABEL ALG ACCEL; do
 	[ -n "${!v:-}" ] && cmd+=" $v=${!v}"
 done
 [ -n "${GUEST_ARGS:-}" ] && cmd+=" GUEST_ARGS='$GUEST_ARGS'"
@@ -75,7 +81,8 @@ done
 	echo "linux_source: $(debian_version)"
 	echo "series: $(series_patches | wc -l) patch(es), sha256 $(series_patches | sed "s|^|$TOP/patches/|" | xargs -r cat | sha256sum | cut -c1-16)"
 	echo "project: $(git -C "$TOP" describe --always --dirty 2>/dev/null || echo unknown)"
-	echo "guest: -accel tcg -cpu max, -smp and -m per scenario (bench/matrix VCPUS and ACOMP_GUEST_MEM; default -m 1024)"
+	echo "accelerator: $accel"
+	echo "guest: -accel ${accel%% *} -cpu $cpu_model, -smp and -m per scenario (bench/matrix VCPUS and ACOMP_GUEST_MEM; default -m 1024)"
 	echo "scenarios: ${names[*]}"
 	echo "reps: $reps"
 } >"$run/facts.txt"

@@ -74,3 +74,64 @@ series_patches() {
 	[ -f "$TOP/patches/series" ] || return 0
 	grep -v '^[[:space:]]*\(#\|$\)' "$TOP/patches/series" || true
 }
+
+# The QEMU accelerator for a boot of kernel $1, as "ACCEL REASON": ACCEL=tcg
+# or ACCEL=kvm forces one (kvm dies with the reason when it cannot work);
+# otherwise KVM when /dev/kvm opens read-write and a KVM guest of that kernel
+# boots, else TCG. The probe's answer is kept in $BUILD/accel-probe for the
+# same kernel file, QEMU and /dev/kvm.
+pick_accel() {
+	local kernel=$1 why
+	case ${ACCEL:-} in
+	tcg)
+		echo "tcg forced by ACCEL=tcg"
+		return 0
+		;;
+	kvm)
+		why=$(kvm_probe "$kernel") || die "ACCEL=kvm, but KVM cannot be used: $why"
+		echo "kvm forced by ACCEL=kvm"
+		return 0
+		;;
+	'') ;;
+	*) die "ACCEL='$ACCEL': expected tcg or kvm (or unset: KVM when it works, else TCG)" ;;
+	esac
+	if why=$(kvm_probe "$kernel"); then
+		echo "kvm $why"
+	else
+		echo "tcg $why"
+	fi
+}
+
+# Succeeds when a KVM guest of kernel $1 boots; prints why (or why not).
+kvm_probe() {
+	local kernel=$1 key log
+	# -c first: <> would create a missing /dev/kvm as a file.
+	if ! [ -c /dev/kvm ] || ! { exec 9<>/dev/kvm; } 2>/dev/null; then
+		echo "(/dev/kvm does not open read-write)"
+		return 1
+	fi
+	exec 9>&-
+	local rc why seen=''
+	key="$(stat -c '%n %s %Y' "$kernel" 2>/dev/null) $(qemu-system-x86_64 --version | head -1)"
+	[ -f "$BUILD/accel-probe" ] && { read -r seen; read -r rc why; } <"$BUILD/accel-probe"
+	if [ "$seen" = "$key" ]; then
+		echo "$why"
+		return "$rc"
+	fi
+	log=$(mktemp)
+	# No initramfs: the kernel boots until it cannot mount a root, panics,
+	# and QEMU exits (-no-reboot); seconds under KVM.
+	timeout 120 qemu-system-x86_64 -accel kvm -cpu host -smp 1 -m 256 \
+		-display none -monitor none -serial stdio -no-reboot \
+		-kernel "$kernel" -append "console=ttyS0 panic=-1" </dev/null >"$log" 2>&1
+	rc=1
+	if grep -q 'Linux version' "$log"; then
+		rc=0 why="(a KVM guest booted)"
+	else
+		why="(a KVM guest did not boot: $(grep -v '^\s*$' "$log" | tail -1 | tr -d '\r' | cut -c1-120))"
+	fi
+	rm -f "$log"
+	printf '%s\n%s %s\n' "$key" "$rc" "$why" >"$BUILD/accel-probe"
+	echo "$why"
+	return "$rc"
+}

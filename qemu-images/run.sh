@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Boot a kernel + initramfs in QEMU (TCG), always to power-off, and collect.
+# Boot a kernel + initramfs in QEMU (KVM when it works, else TCG; ACCEL=tcg|kvm
+# forces one), always to power-off, and collect.
 # Usage: run.sh -k BZIMAGE -i INITRD -o OUTDIR [-t TIMEOUT_S] [-m MEM_MB]
 #               [-c CPUS] [-a 'EXTRA APPEND'] [-d DISK.img ...] [-q]
-# OUTDIR gets: console.log, qemu-cmdline, the guest's results (outbox/), status.
+# OUTDIR gets: console.log, qemu-cmdline, accel (the accelerator and why), the
+# guest's results (outbox/), status.
 # Exit status: 0 clean run; 1 kernel splat on the console; 2 timeout (guest
 # hung); 3 the guest wrote no results; 4 QEMU failed. The reason is printed on
 # one line ("run: FAIL <reason>") and written to OUTDIR/status.
@@ -37,7 +39,19 @@ outbox=$outdir/outbox.img
 rm -f "$outbox"
 truncate -s 256M "$outbox"
 
-cmd=(qemu-system-x86_64 -accel tcg -cpu max -smp "$cpus" -m "$mem"
+# KVM when it works (or ACCEL=kvm), else TCG; recorded beside the command.
+if ! sel=$(pick_accel "$kernel"); then
+	echo "no accelerator: ACCEL=${ACCEL:-} cannot be used (the reason is printed above)" >"$outdir/status"
+	echo "run: FAIL no accelerator" >&2
+	exit 4
+fi
+accel=${sel%% *} accel_why=${sel#* }
+cpu_model=max
+[ "$accel" = kvm ] && cpu_model=host
+echo "$accel $accel_why" >"$outdir/accel"
+[ "$quiet" = 1 ] || say "accelerator: $accel $accel_why"
+
+cmd=(qemu-system-x86_64 -accel "$accel" -cpu "$cpu_model" -smp "$cpus" -m "$mem"
 	-display none -monitor none -serial stdio -no-reboot
 	-kernel "$kernel" -initrd "$initrd"
 	-append "console=ttyS0 tsc=reliable panic=-1 oops=panic loglevel=7 watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=120 acpi=noirq $append"

@@ -29,13 +29,6 @@ rundir=$BUILD/test-runs/$(date -u +%Y%m%d-%H%M%S)
 mkdir -p "$rundir/outbox/tap"
 ln -sfn "$(basename "$rundir")" "$BUILD/test-runs/latest"
 
-say "parsers against tests/fixtures"
-{
-	python3 "$TOP/tests/tapcount.py" fixtures "$TOP/tests/fixtures"
-	python3 "$TOP/bench/report.py" selftest "$TOP/tests/fixtures/bench"
-} | awk '/^1\.\./ { next } /^(not )?ok [0-9]+/ { n++; sub(/ok [0-9]+/, "ok " n) } { print } END { print "1.." n }' \
-	>"$rundir/host-parsers.tap" || true
-
 list=$(IFS=,; echo "${names[*]}")
 say "booting $(basename "$(dirname "$(dirname "$(dirname "$(dirname "$kernel")")")")") kernel: ${#names[@]} test script(s), timeout ${timeout}s, logs in $rundir"
 # The second disk is the swap disk of the zswap tests (sparse, 512 MiB);
@@ -47,8 +40,16 @@ truncate -s 512M "$rundir/swap.img"
 	-a "zswap.compressor=acompd(lz4) ACOMP_JOB=test ACOMP_TESTS=$list ACOMP_TEST_TIMEOUT=$test_timeout" || true
 rm -f "$rundir/swap.img"
 
-# The host-side parser results go in with the guest's (the outbox may be
-# missing when the guest crashed).
+# Host-side checks: the parsers against their fixtures, and the accelerator
+# choice with what this boot recorded. They go in with the guest's results
+# (the outbox may be missing when the guest crashed).
+say "parsers against tests/fixtures; the accelerator choice"
+{
+	python3 "$TOP/tests/tapcount.py" fixtures "$TOP/tests/fixtures"
+	python3 "$TOP/bench/report.py" selftest "$TOP/tests/fixtures/bench"
+	"$TOP/tests/accel.sh" "$kernel" "$rundir"
+} | awk '/^1\.\./ { next } /^(not )?ok [0-9]+/ { n++; sub(/ok [0-9]+/, "ok " n) } { print } END { print "1.." n }' \
+	>"$rundir/host-parsers.tap" || true
 mkdir -p "$rundir/outbox/tap"
 cp "$rundir/host-parsers.tap" "$rundir/outbox/tap/host-parsers.tap"
 echo 0 >"$rundir/outbox/tap/host-parsers.rc"
