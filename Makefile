@@ -21,7 +21,7 @@ help:
 	@echo '               (REPS=3 alternated repetitions; SCENARIOS="..." picks from bench/matrix,'
 	@echo '               FULL=1 runs all of it, MODES=lz4,acompd(lz4); results in results/<date>-<label>/)'
 	@echo 'make tree      extract the Debian 6.1 source into build/linux and apply patches/series'
-	@echo 'make patches   export the commits above the base in build/linux to patches/'
+	@echo 'make patches   export the commits above the base in build/linux to patches/, signed by your git identity (or ACOMP_SIGNOFF)'
 	@echo 'make check     checkpatch --strict on patches/, the series applies, static checks'
 	@echo 'make compare A=dir B=dir   per-metric ratios of two bench runs; non-zero on a regression (NORM=base: of patched/base)'
 	@echo 'make clean     remove build/ outputs but keep the kernel trees; distclean removes all of build/'

@@ -69,6 +69,68 @@ tree_git() {
 		-c core.abbrev=12 -c advice.detachedHead=false "$@"
 }
 
+# The author and sign-off of the series until someone who can sign it is
+# configured (series_identity).
+# shellcheck disable=SC2034 # used by tree.sh and check.sh
+SERIES_PLACEHOLDER='acomp-swap developers <acomp-swap@localhost>'
+
+# Who signs the series, as "Name <email>": ACOMP_SIGNOFF when set, else the
+# git identity configured for build/linux (git config user.name and
+# user.email, global or the tree's own), else the placeholder.
+series_identity() {
+	local name email
+	if [ -n "${ACOMP_SIGNOFF:-}" ]; then
+		[[ $ACOMP_SIGNOFF =~ ^[^\<\>]+\ \<[^\<\>[:space:]]+@[^\<\>[:space:]]+\>$ ]] ||
+			die "ACOMP_SIGNOFF='$ACOMP_SIGNOFF': expected 'Name <email>'"
+		echo "$ACOMP_SIGNOFF"
+		return 0
+	fi
+	name=$(git -C "$TREE" config user.name 2>/dev/null || true)
+	email=$(git -C "$TREE" config user.email 2>/dev/null || true)
+	if [ -n "$name" ] && [ -n "$email" ]; then
+		echo "$name <$email>"
+	else
+		echo "$SERIES_PLACEHOLDER"
+	fi
+}
+
+# Give the commits above the base that carry the placeholder as author or
+# sign-off the identity $1 instead: the same trees, dates and committers,
+# so the working tree and the index stay as they are. Prints the number of
+# commits rewritten.
+sign_series() {
+	local id=$1 parent c n=0 an body msg line
+	parent=$(base_commit)
+	for c in $(git -C "$TREE" rev-list --reverse "$parent..HEAD"); do
+		an=$(git -C "$TREE" log -1 --format='%an <%ae>' "$c")
+		body=$(git -C "$TREE" log -1 --format=%B "$c")
+		if [ "$an" != "$SERIES_PLACEHOLDER" ] &&
+			! grep -qxF "Signed-off-by: $SERIES_PLACEHOLDER" <<<"$body"; then
+			# Nothing to change; still re-parented if an earlier one was.
+			msg=$body
+		else
+			[ "$an" = "$SERIES_PLACEHOLDER" ] && an=$id
+			msg=$(while IFS= read -r line; do
+				if [ "$line" = "Signed-off-by: $SERIES_PLACEHOLDER" ]; then
+					grep -qxF "Signed-off-by: $id" <<<"$body" && continue
+					line="Signed-off-by: $id"
+				fi
+				printf '%s\n' "$line"
+			done <<<"$body")
+			n=$((n + 1))
+		fi
+		local aname=${an% <*} aemail=${an##*<}
+		parent=$(GIT_AUTHOR_NAME=$aname GIT_AUTHOR_EMAIL=${aemail%>} \
+			GIT_AUTHOR_DATE=$(git -C "$TREE" log -1 --format=%aI "$c") \
+			GIT_COMMITTER_NAME=$(git -C "$TREE" log -1 --format=%cn "$c") \
+			GIT_COMMITTER_EMAIL=$(git -C "$TREE" log -1 --format=%ce "$c") \
+			GIT_COMMITTER_DATE=$(git -C "$TREE" log -1 --format=%cI "$c") \
+			git -C "$TREE" commit-tree "$c^{tree}" -p "$parent" <<<"$msg")
+	done
+	[ "$n" = 0 ] || git -C "$TREE" update-ref -m "make patches: signed by $id" HEAD "$parent"
+	echo "$n"
+}
+
 # Patches listed in patches/series, in order.
 series_patches() {
 	[ -f "$TOP/patches/series" ] || return 0

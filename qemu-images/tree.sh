@@ -98,7 +98,22 @@ cmd_patches() {
 		say "warning: files in build/linux that git ignores (Debian's .gitignore has '/*'; add new files with 'git add -f'):"
 		echo "$ignored" | sed 's/^/  /' >&2
 	fi
-	local tmp f
+	# Whoever exports the series signs it (series_identity in lib.sh).
+	local tmp f id n cover=$TOP/patches/0000-cover-letter.patch line
+	id=$(series_identity)
+	if [ "$id" = "$SERIES_PLACEHOLDER" ]; then
+		say "note: no git identity is configured for build/linux (git config user.name and user.email) and ACOMP_SIGNOFF is unset: the series keeps the placeholder author and sign-off '$SERIES_PLACEHOLDER', which no one can sign for"
+	else
+		n=$(sign_series "$id")
+		[ "$n" = 0 ] || say "$n commit(s) now authored and signed off by $id instead of the placeholder"
+		if [ -f "$cover" ] && grep -qxF "From: $SERIES_PLACEHOLDER" "$cover"; then
+			while IFS= read -r line; do
+				[ "$line" = "From: $SERIES_PLACEHOLDER" ] && line="From: $id"
+				printf '%s\n' "$line"
+			done <"$cover" >"$cover.new"
+			mv "$cover.new" "$cover"
+		fi
+	fi
 	tmp=$(mktemp -d)
 	export_series "$tmp"
 	find "$TOP/patches" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' ! -name '0000-*' -delete

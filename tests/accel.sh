@@ -9,16 +9,9 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 kernel=${1:?usage: tests/accel.sh KERNEL RUNDIR}
 rundir=${2:?usage: tests/accel.sh KERNEL RUNDIR}
 
-n=0
-result() { # result OK DESCRIPTION [DIAGNOSTIC]
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n - accel: $2"
-	else
-		echo "not ok $n - accel: $2"
-		[ -n "${3:-}" ] && echo "# $3"
-	fi
-}
+# shellcheck source=tests/host-tap.sh
+. "$TOP/tests/host-tap.sh"
+TAP_PREFIX=accel
 
 # pick_accel in a subshell, with ACCEL as given ($1); prints its output
 # (stderr included) and returns its status.
@@ -68,4 +61,4 @@ used=$(grep -o -- '-accel [a-z]*' "$rundir/qemu-cmdline" 2>/dev/null | cut -d' '
 [ -n "$rec" ] && [ "$rec" = "$want" ] && [ "${rec%% *}" = "$used" ]
 result $? "the test boot recorded its accelerator ($rec), as its QEMU command used it" \
 	"recorded '$rec', expected '$want', -accel '$used'"
-echo "1..$n"
+tap_plan

@@ -35,6 +35,9 @@ for p in "${series[@]}"; do
 	grep -q '^Signed-off-by: ' "$TOP/patches/$p" || bad "no Signed-off-by: $p"
 done
 echo "  ${#series[@]} patch(es)${cover:+ and a cover letter}"
+placeholder=$(cd "$TOP/patches" && grep -lxF "From: $SERIES_PLACEHOLDER" "${series[@]}" | wc -l)
+[ "$placeholder" = 0 ] ||
+	echo "  note: $placeholder patch(es) carry the placeholder author and sign-off '$SERIES_PLACEHOLDER': configure git user.name and user.email (or ACOMP_SIGNOFF='Name <email>') and run make patches to sign the series"
 
 step "series applies onto the pristine base"
 scratch=$BUILD/check-tree

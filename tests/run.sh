@@ -40,14 +40,15 @@ truncate -s 512M "$rundir/swap.img"
 	-a "zswap.compressor=acompd(lz4) ACOMP_JOB=test ACOMP_TESTS=$list ACOMP_TEST_TIMEOUT=$test_timeout" || true
 rm -f "$rundir/swap.img"
 
-# Host-side checks: the parsers against their fixtures, and the accelerator
-# choice with what this boot recorded. They go in with the guest's results
+# Host-side checks: the parsers against their fixtures, the accelerator
+# choice with what this boot recorded, and who signs the series. They go in with the guest's results
 # (the outbox may be missing when the guest crashed).
-say "parsers against tests/fixtures; the accelerator choice"
+say "parsers against tests/fixtures; the accelerator choice; the series identity"
 {
 	python3 "$TOP/tests/tapcount.py" fixtures "$TOP/tests/fixtures"
 	python3 "$TOP/bench/report.py" selftest "$TOP/tests/fixtures/bench"
 	"$TOP/tests/accel.sh" "$kernel" "$rundir"
+	"$TOP/tests/identity.sh"
 } | awk '/^1\.\./ { next } /^(not )?ok [0-9]+/ { n++; sub(/ok [0-9]+/, "ok " n) } { print } END { print "1.." n }' \
 	>"$rundir/host-parsers.tap" || true
 mkdir -p "$rundir/outbox/tap"
