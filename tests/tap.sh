@@ -69,13 +69,20 @@ cpu1_cycling() {
 
 MEMSTRESS_CG=/sys/fs/cgroup/acomp-test
 # memstress_cg LIMIT ARGS...: memstress in a fresh cgroup limited to LIMIT;
-# output in /tmp/memstress.out, status returned.
+# output in /tmp/memstress.out, status returned. MEMSTRESS_ZSWAP_MAX sets the
+# cgroup's memory.zswap.max: 6.1's zswap charges its compressed pages to the
+# cgroup and writes nothing back for it, so without a bound the pool alone
+# can fill memory.max and the cgroup goes out of memory (seen: 24.2 MB of
+# zswap in a 24M cgroup); beyond the bound, pages go to the swap disk.
 memstress_cg() {
 	_limit=$1
 	shift
 	echo +memory >/sys/fs/cgroup/cgroup.subtree_control
 	mkdir -p "$MEMSTRESS_CG"
 	echo "$_limit" >"$MEMSTRESS_CG/memory.max"
+	if [ -n "${MEMSTRESS_ZSWAP_MAX:-}" ]; then
+		echo "$MEMSTRESS_ZSWAP_MAX" >"$MEMSTRESS_CG/memory.zswap.max" || return 1
+	fi
 	sh -c "echo \$\$ >$MEMSTRESS_CG/cgroup.procs && exec memstress $*" >/tmp/memstress.out 2>&1
 	_rc=$?
 	cat /tmp/memstress.out

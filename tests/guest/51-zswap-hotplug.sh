@@ -15,8 +15,10 @@ hotplug_swap() {
 	swapdisk_on || return 1
 	zswap_param compressor 'acompd(lz4)' && zswap_param enabled Y || return 1
 	mask=$(cat "$WQ") && echo 1 >"$WQ" || return 1
+	export MEMSTRESS_ZSWAP_MAX=12M
 	cpu1_cycling memstress_cg 24M -m 24 -P 3 -p 2 -o both
 	rc=$?
+	unset MEMSTRESS_ZSWAP_MAX
 	echo "$mask" >"$WQ"
 	grep memstress: /tmp/memstress.out
 	echo "zswpout $(vmstat zswpout) zswpin $(vmstat zswpin) async_compress $(zswap_dbg async_compress)"
