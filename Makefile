@@ -10,6 +10,11 @@ KIMG = $(BLD)/kernels/$(1)/arch/x86/boot/bzImage
 DEPS := $(BLD)/.host-deps
 GUEST_CFLAGS := -static -O2 -Wall -Wextra -Werror
 GUEST_BIN := $(BLD)/guest-bin/memstress $(BLD)/guest-bin/cryptouser
+# Kernel variants (qemu-images/variants): make test boots the one with role
+# test; make bench boots the control and the candidates unless KERNELS= names others.
+VARIANTS := qemu-images/variants
+variants_with = $(shell sed -e 's/\#.*//' $(VARIANTS) | awk '$$2 == "$(1)" { print $$1 }')
+TEST_KERNEL := $(call variants_with,test)
 GUEST_FILES := qemu-images/init.sh tests/runner.sh tests/tap.sh \
 	$(wildcard tests/guest/*.sh bench/guest*.sh bench/fio/*.fio)
 
@@ -25,7 +30,8 @@ help:
 	@echo 'make check     checkpatch --strict on patches/, the series applies, static checks'
 	@echo 'make compare A=dir B=dir   per-metric ratios of two bench runs; non-zero on a regression (NORM=base: of patched/base)'
 	@echo 'make clean     remove build/ outputs but keep the kernel trees; distclean removes all of build/'
-	@echo 'Stages alone: make kernel-{base,patched,debug}, make initramfs-{base,patched,debug}'
+	@echo '               KERNELS="base patched NAME" boots those variants of qemu-images/variants, alternated'
+	@echo 'Stages alone: make kernel-NAME, make initramfs-NAME (NAME: base, patched, debug or a variant of yours)'
 	@echo 'Every boot uses KVM when /dev/kvm opens and a KVM guest boots, else TCG; ACCEL=tcg|kvm forces one'
 
 $(DEPS): qemu-images/deps.sh
@@ -72,10 +78,10 @@ $(BLD)/initramfs-%.cpio.gz: $(BLD)/kernels/%/.acomp-key $(BLD)/consumer/%/.stamp
 initramfs-%: $(BLD)/initramfs-%.cpio.gz
 	@true
 
-test: $(BLD)/kernels/debug/.acomp-key $(BLD)/initramfs-debug.cpio.gz
-	tests/run.sh $(call KIMG,debug) $(BLD)/initramfs-debug.cpio.gz
+test: $(BLD)/kernels/$(TEST_KERNEL)/.acomp-key $(BLD)/initramfs-$(TEST_KERNEL).cpio.gz
+	tests/run.sh $(call KIMG,$(TEST_KERNEL)) $(BLD)/initramfs-$(TEST_KERNEL).cpio.gz
 
-BENCH_KERNELS := $(or $(KERNELS),base patched)
+BENCH_KERNELS := $(or $(KERNELS),$(call variants_with,control) $(call variants_with,candidate))
 bench: $(foreach k,$(BENCH_KERNELS),$(BLD)/kernels/$(k)/.acomp-key $(BLD)/initramfs-$(k).cpio.gz)
 	KERNELS="$(BENCH_KERNELS)" bench/bench.sh
 

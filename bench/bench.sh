@@ -8,12 +8,18 @@
 #   MODES=lz4,acompd(lz4)  the modes (algorithms) to run; default: the
 #                 scenario's column, or its full list with FULL=1
 #   REPS=3        repetitions per kernel
-#   KERNELS=patched  only those kernels (default: base patched, alternated)
+#   KERNELS="base patched mine"  the kernel variants to boot, alternated, from
+#                 qemu-images/variants (default: the control and the
+#                 candidates: base patched); the control is the variant
+#                 with role control, whatever its place in the list
 #   LABEL=name    results go to results/<date>-<label>/ (default: default, full)
 #   GUEST_ARGS='ACOMP_FIO_LOOPS=3'  passed to the guest of every boot
 # The guest's RAM is 1024 MiB unless the scenario's ARGS (or GUEST_ARGS) set
 # ACOMP_GUEST_MEM (QEMU's -m: 384M, 1G, or MiB); each boot's QEMU command
-# line is kept in raw/*/qemu-cmdline and the records carry it.
+# line is kept in raw/*/qemu-cmdline and the records carry it. Each boot's
+# identity (scenario, consumer, kernel variant and its source, repetition,
+# modes, QEMU command line, accelerator, host) is raw/*/run.json
+# (bench/runinfo.py), which the report reads.
 # Ad hoc, as before the matrix: SCENARIO=zram-fio (a guest scenario) with
 # GUEST_ARGS='ACOMP_ALGS=...' runs that one at 2 vCPUs.
 set -euo pipefail
@@ -25,10 +31,18 @@ STAGE=bench
 DEFAULT="zram-fio zram-swap-64m zswap-swap-64m"
 reps=${REPS:-3}
 # KERNELS="patched" boots only that kernel (sync against async modes in the
-# same boots); the default alternates both.
-read -ra kernels <<<"${KERNELS:-base patched}"
+# same boots); the default alternates the control and the candidates.
+check_variants
+read -ra kernels <<<"${KERNELS:-$({ variants_with control; variants_with candidate; } | paste -sd' ')}"
+[ ${#kernels[@]} -gt 0 ] || die "KERNELS names no kernel"
+declare -A seen_kernel=()
 for k in "${kernels[@]}"; do
-	case $k in base | patched) ;; *) die "KERNELS: unknown kernel $k (base, patched)" ;; esac
+	variant "$k" >/dev/null
+	[ -z "${seen_kernel[$k]:-}" ] || die "KERNELS: $k named twice"
+	seen_kernel[$k]=1
+	if [ ! -f "$BUILD/kernels/$k/arch/x86/boot/bzImage" ] || [ ! -f "$BUILD/initramfs-$k.cpio.gz" ]; then
+		die "kernel $k is not built: make bench KERNELS=\"${kernels[*]}\" builds it (or make kernel-$k initramfs-$k)"
+	fi
 done
 
 # The matrix, without comments: NAME GUEST-SCENARIO VCPUS MODES FULL-MODES ARGS...
@@ -59,6 +73,11 @@ mkdir -p "$run/raw" "$run/kernels"
 for k in "${kernels[@]}"; do
 	cp "$BUILD/kernels/$k/.config" "$run/kernels/$k.config"
 	cat "$BUILD/kernels/$k/include/config/kernel.release" >"$run/kernels/$k.release"
+	# ROLE SOURCE FRAGMENTS, and the source's commit and state.
+	{
+		echo "variant: $k $(variant "$k")"
+		echo "source: $(variant_identity "$k")"
+	} >"$run/kernels/$k.variant"
 done
 # The accelerator every boot of this run will use (run.sh probes the same way,
 # and records it beside each boot's QEMU command line).
@@ -67,7 +86,7 @@ say "accelerator: $accel"
 cpu_model=max
 [ "${accel%% *}" = kvm ] && cpu_model=host
 cmd="make bench"
-for v in SCENARIO SCENARIOS FULL MODES REPS LABEL ALG ACCEL; do
+for v in SCENARIO SCENARIOS FULL MODES REPS LABEL ALG ACCEL KERNELS; do
 	[ -n "${!v:-}" ] && cmd+=" $v=${!v}"
 done
 [ -n "${GUEST_ARGS:-}" ] && cmd+=" GUEST_ARGS='$GUEST_ARGS'"
@@ -83,22 +102,26 @@ done
 	echo "project: $(git -C "$TOP" describe --always --dirty 2>/dev/null || echo unknown)"
 	echo "accelerator: $accel"
 	echo "guest: -accel ${accel%% *} -cpu $cpu_model, -smp and -m per scenario (bench/matrix VCPUS and ACOMP_GUEST_MEM; default -m 1024)"
+	echo "kernels: ${kernels[*]} (control: $(variants_with control))"
 	echo "scenarios: ${names[*]}"
 	echo "reps: $reps"
 } >"$run/facts.txt"
 
-# spec NAME: "GUEST-SCENARIO VCPUS MODES ARGS..." for a matrix scenario.
+# spec NAME: "GUEST-SCENARIO CONSUMER VCPUS MODES ARGS..." for a matrix
+# scenario.
 spec() {
 	if [ -n "${adhoc:-}" ]; then
-		echo "$1 2 -"
+		local cons=zram-block
+		case $1 in zswap-*) cons=zswap-swap ;; zram-swap*) cons=zram-swap ;; pagebench) cons=pagebench ;; esac
+		echo "$1 $cons 2 -"
 		return
 	fi
 	matrix | awk -v n="$1" -v full="${FULL:-}" -v modes="${MODES:-}" '
 		$1 == n {
-			m = full != "" ? $5 : $4
+			m = full != "" ? $6 : $5
 			if (modes != "") m = modes
-			line = $2 " " $3 " " m
-			for (i = 6; i <= NF; i++) line = line " " $i
+			line = $2 " " $3 " " $4 " " m
+			for (i = 7; i <= NF; i++) line = line " " $i
 			print line
 		}'
 }
@@ -120,12 +143,12 @@ s=0
 start=$(date +%s)
 for name in "${names[@]}"; do
 	s=$((s + 1))
-	read -r gscen vcpus modes args <<<"$(spec "$name")"
+	read -r gscen consumer vcpus modes args <<<"$(spec "$name")"
 	# shellcheck disable=SC2086 # args: space-separated guest parameters
 	mem=$(guest_mem ${args:-} ${GUEST_ARGS:-})
 	# The matrix line as run (its guest shape as a comment, so that the file
 	# stays a valid matrix).
-	echo "$name $gscen $vcpus $modes ${args:-}  # guest: -smp $vcpus -m $mem" >>"$run/scenarios.txt"
+	echo "$name $gscen $consumer $vcpus $modes ${args:-}  # guest: -smp $vcpus -m $mem" >>"$run/scenarios.txt"
 	algs=()
 	[ "$modes" != - ] && algs=("ACOMP_ALGS=$modes")
 	for rep in $(seq 1 "$reps"); do
@@ -135,19 +158,26 @@ for name in "${names[@]}"; do
 			eta=$([ "$i" -gt 1 ] && echo "~$((el * (total - i + 1) / (i - 1) / 60)) min" || echo "?")
 			echo "[bench] scenario $s/${#names[@]} $name ($modes, ${vcpus} vCPUs, -m $mem): $k rep $rep/$reps;" \
 				"boot $i/$total, elapsed $((el / 60)) min $((el % 60)) s, remaining $eta"
-			# zswap scenarios swap to a second disk (sparse, fresh every boot).
+			# zswap swaps to a second disk (sparse, fresh every boot).
 			disk=()
-			case $gscen in zswap-*)
+			if [ "$consumer" = zswap-swap ]; then
 				rm -f "$BUILD/bench-swap.img"
 				truncate -s 1G "$BUILD/bench-swap.img"
-				disk=(-d "$BUILD/bench-swap.img") ;;
-			esac
+				disk=(-d "$BUILD/bench-swap.img")
+			fi
 			out=$run/raw/$name-$k-${ALG:-all}-r$rep
 			# shellcheck disable=SC2086 # args: space-separated guest parameters
 			"$TOP/qemu-images/run.sh" -q -k "$BUILD/kernels/$k/arch/x86/boot/bzImage" \
 				-i "$BUILD/initramfs-$k.cpio.gz" -o "$out" -t 900 -m "$mem" -c "$vcpus" "${disk[@]}" \
 				-a "ACOMP_JOB=bench ACOMP_SCENARIO=$gscen ACOMP_ALG=${ALG:-lz4} ${algs[*]} ${args:-} ${GUEST_ARGS:-}" ||
 				echo "[bench] boot $i failed: $(cat "$out/status")"
+			python3 "$TOP/bench/runinfo.py" write "$out" "label=$label" "scenario=$name" \
+				"guest_scenario=$gscen" "consumer=$consumer" "kernel=$k" \
+				"kernel_role=$(variant "$k" | awk '{ print $1 }')" \
+				"kernel_source=$(variant_identity "$k")" \
+				"kernel_release=$(cat "$BUILD/kernels/$k/include/config/kernel.release")" \
+				"rep=$rep" "modes=$modes" "args=${args:-} ${GUEST_ARGS:-}" "vcpus=$vcpus" "mem=$mem" ||
+				die "cannot write $out/run.json"
 		done
 	done
 done

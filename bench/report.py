@@ -13,11 +13,16 @@
                                  submitters (also at the end of summary.md)
     report.py selftest DIR       the parsers against golden fixtures (TAP)
 
-A raw run directory is named SCENARIO-KERNEL-ALG-rREP and holds what
-qemu-images/run.sh collected (status, console.log, outbox/). The record
+A raw run directory (raw/*/) holds what qemu-images/run.sh collected
+(status, console.log, outbox/) and the boot's identity, run.json
+(bench/runinfo.py); runs recorded before run.json are read by the one
+legacy reader there. Kernels are compared with the run's control (the
+variant with role control in qemu-images/variants: base). The record
 schema is documented in bench/README.md.
 """
 
+import contextlib
+import io
 import json
 import math
 import os
@@ -25,6 +30,8 @@ import re
 import statistics
 import subprocess
 import sys
+
+import runinfo
 
 # fio job name -> metrics taken from it: (key, fio path, unit, better, scale);
 # a "write" path is read from "read" for a job that read more than it wrote.
@@ -35,7 +42,6 @@ FIO_METRICS = [
     ("lat_p99", ("write", "lat_ns", "percentile", "99.000000"), "us", "lower", 1 / 1000),
     ("sys_cpu", ("sys_cpu",), "%", "lower", 1),
 ]
-RAW_NAME = re.compile(r"^(?P<scenario>[a-z0-9-]+?)-(?P<kernel>base|patched|debug)-(?P<alg>.+)-r(?P<rep>\d+)$")
 
 
 def dig(d, path):
@@ -90,23 +96,44 @@ def fio_metrics(text):
 
 def fixture_run_lines(rundir):
     """What selftest compares for a fixture run directory (raw/ as bench.sh
-    leaves it): each record's identity, submitters and guest, the metrics
-    of per-page cost, reclaim and stalls, then the "pays" tables."""
+    leaves it): each record's identity, submitters, guest, consumer and
+    kernel role, the metrics of per-page cost, reclaim and stalls, then the
+    "pays" tables and the summary's table of kernels."""
     recs = load_records(rundir)
     out = []
     for r in sorted(recs, key=lambda r: (r["scenario"], r["kernel"], r["algorithm"], r["rep"])):
-        out.append("%s %s %s r%d %s submitters=%s guest=%s" % (
+        out.append("%s %s %s r%d %s submitters=%s guest=%s consumer=%s role=%s" % (
             r["scenario"], r["kernel"], r["algorithm"], r["rep"], r["status"],
-            r.get("submitters", "-"), r["guest"]))
+            r.get("submitters", "-"), r["guest"], r["consumer"], r.get("kernel_role")))
         out += ["  %s %g" % (k, v["value"]) for k, v in sorted(r["metrics"].items())
                 if re.search(r"per_page|_per_s$|allocstall|memcg\.|\.bw$|pswpout|zswpout", k)]
-    return out + pays_lines(recs)
+    g, units = group(recs)
+    table = [line for line in summary_table(recs, g, units)
+             if not line.startswith("| ") or re.search(r"^\| scenario |pages_per_s|\.bw ", line)]
+    return out + all_pays_lines(recs) + [""] + table
+
+
+def fixture_compare_lines(d, text):
+    """What selftest compares for X.compare ("A DIR", "B DIR" and, for the
+    pair ratios against each run's control, a line "against-base"): the
+    compare verdicts of the throughput metrics, the header and the count of
+    regressions, and the exit status."""
+    spec = dict((line.split(" ", 1) + [""])[:2] for line in text.splitlines() if line.strip())
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        a, b = os.path.join(d, spec["A"].strip()), os.path.join(d, spec["B"].strip())
+        rc = compare_normalized(a, b) if "against-base" in spec else compare(a, b)
+    lines = out.getvalue().splitlines()
+    keep = [" ".join(line.split()) for line in lines
+            if re.search(r"^metric |pair ratios|pages_per_s|regression\(s\)", line)]
+    return keep + ["exit %d" % rc]
 
 
 def selftest(d):
     """Parsers against golden fixtures: X.json (fio), X.txt (pagebench),
-    X.memstress (memstress output) or a directory X with raw/ (a run, as
-    bench.sh leaves it: records and the "pays" tables), and X.expected, one
+    X.memstress (memstress output), a directory X with raw/ (a run, as
+    bench.sh leaves it: records, the "pays" tables and the kernels' table)
+    or X.compare (two such runs compared: verdicts), and X.expected, one
     line per metric. TAP out."""
     results = []
     for f in sorted(os.listdir(d)):
@@ -114,7 +141,7 @@ def selftest(d):
         if os.path.isdir(os.path.join(d, f, "raw")):
             got = fixture_run_lines(os.path.join(d, f))
             want = (read(os.path.join(d, f + ".expected")) or "").splitlines()
-            results.append((got == want, "bench run fixture %s (records, pays)" % f))
+            results.append((got == want, "bench run fixture %s (records, pays, kernels)" % f))
             if got != want:
                 print("# %s: got\n#   %s" % (f, "\n#   ".join(got)))
             continue
@@ -130,10 +157,12 @@ def selftest(d):
             metrics, mismatches = memstress_metrics(text)
             got = ["- %s %g" % (k, v["value"]) for k, v in sorted(metrics.items())]
             got.append("mismatches %s" % mismatches)
+        elif ext == ".compare":
+            got = fixture_compare_lines(d, text)
         else:
             continue
         want = (read(os.path.join(d, base + ".expected")) or "").splitlines()
-        results.append((got == want, "bench parser fixture %s" % f))
+        results.append((got == want, "bench %s fixture %s" % ("compare" if ext == ".compare" else "parser", f)))
         if got != want:
             print("# %s: got\n#   %s" % (f, "\n#   ".join(got)))
     for i, (ok, desc) in enumerate(results, 1):
@@ -184,39 +213,51 @@ def pagebench_records(base, text):
     return [r for r in recs.values() if r["metrics"]]
 
 
-def guest_shape(d, default):
+def guest_shape(d, default, cmdline=None):
     """The guest's shape ("-accel tcg -cpu max -smp 2 -m 384M") from the
-    QEMU command line of the boot in D (run.sh's qemu-cmdline), else DEFAULT."""
-    words = (read(os.path.join(d, "qemu-cmdline")) or "").split()
+    QEMU command line of the boot in D (CMDLINE, from its run.json, else
+    run.sh's qemu-cmdline), else DEFAULT."""
+    words = (cmdline or read(os.path.join(d, "qemu-cmdline")) or "").split()
     opts = dict(zip(words, words[1:]))
     shape = ["%s %s" % (o, opts[o]) for o in ("-accel", "-cpu", "-smp", "-m") if o in opts]
     return " ".join(shape) if shape else default
 
 
 def raw_records(rundir, name, facts):
-    m = RAW_NAME.match(name)
-    if not m:
-        return []
     d = os.path.join(rundir, "raw", name)
+    ident = runinfo.identity(d)
+    if not ident:
+        return []
+    kernel = ident["kernel"]
+    alg = ident.get("legacy_alg") or ",".join(ident.get("modes") or []) or "all"
     status = (read(os.path.join(d, "status")) or "missing").strip()
     rec = {
-        "scenario": m["scenario"], "kernel": m["kernel"], "consumer": "zram-block",
-        "mode": "async" if m["alg"].startswith("acompd(") else "sync",
-        "algorithm": m["alg"], "rep": int(m["rep"]), "status": status,
-        "kernel_release": (read(os.path.join(rundir, "kernels", m["kernel"] + ".release")) or "").strip(),
-        "series": facts.get("series", ""), "qemu": facts.get("qemu", ""),
-        "guest": guest_shape(d, facts.get("guest", "")), "host_cpu": facts.get("host_cpu", ""),
+        "scenario": ident["scenario"], "kernel": kernel, "kernel_role": ident.get("kernel_role"),
+        "consumer": ident.get("consumer"),
+        "mode": "async" if alg.startswith("acompd(") else "sync",
+        "algorithm": alg, "rep": ident["rep"], "status": status,
+        "kernel_release": ident.get("kernel_release") or
+        (read(os.path.join(rundir, "kernels", kernel + ".release")) or "").strip(),
+        "series": facts.get("series", ""), "qemu": ident.get("qemu") or facts.get("qemu", ""),
+        "guest": guest_shape(d, facts.get("guest", ""), ident.get("qemu_cmdline")),
+        "host_cpu": (ident.get("host") or {}).get("cpu") or facts.get("host_cpu", ""),
         "metrics": {},
     }
+    if ident.get("kernel_source"):
+        rec["kernel_source"] = ident["kernel_source"]
     pb = read(os.path.join(d, "outbox", "pagebench.txt"))
-    if m["scenario"] == "pagebench":
+    if (rec["consumer"] or runinfo.legacy_consumer(rec["scenario"], False)) == "pagebench":
+        rec["consumer"] = "pagebench"
         return pagebench_records(rec, pb or "") if status == "ok" else [rec]
     runs = os.path.join(d, "outbox", "runs")
     if os.path.isdir(runs):
         return [r for n in sorted(os.listdir(runs), key=int)
                 for r in alg_record(rec, os.path.join(runs, n), status)]
+    if not ident.get("legacy_alg"):
+        return [dict(rec, consumer=rec["consumer"] or runinfo.legacy_consumer(rec["scenario"], False),
+                     status=status if status != "ok" else "no results in outbox/runs")]
     # Older runs: one algorithm per boot, its files at the top of the outbox.
-    return alg_record(rec, os.path.join(d, "outbox"), status, alg=m["alg"], status="ok")
+    return alg_record(rec, os.path.join(d, "outbox"), status, alg=alg, status="ok")
 
 
 MEMSTRESS_METRICS = [
@@ -348,8 +389,9 @@ def alg_record(base, d, boot_status, alg=None, status=None):
                     os.path.join(d, "cpu.%s.before" % job), os.path.join(d, "cpu.%s.after" % job))))
     ms = read(os.path.join(d, "memstress.txt"))
     kv = memstress_kv(ms)
+    if rec["consumer"] is None:
+        rec["consumer"] = runinfo.legacy_consumer(rec["scenario"], ms is not None)
     if ms is not None:
-        rec["consumer"] = "zswap-swap" if rec["scenario"].startswith("zswap") else "zram-swap"
         metrics, mismatches = memstress_metrics(ms)
         if mismatches is None or mismatches:
             rec["status"] = "memstress: %s" % ("no result line" if mismatches is None
@@ -468,6 +510,25 @@ def group(recs):
     return g, units
 
 
+def control_kernel(recs):
+    """The run's control: the kernel whose boots were recorded with role
+    control (qemu-images/variants), or None."""
+    return next((r["kernel"] for r in recs if r.get("kernel_role") == "control"), None)
+
+
+def kernel_order(recs):
+    """The run's kernels: the control first, then the others by name."""
+    ctl = control_kernel(recs)
+    return ([ctl] if ctl else []) + sorted({r["kernel"] for r in recs} - {ctl})
+
+
+def async_kernels(recs):
+    """The kernels with an acompd mode measured (their acompd(X) and X are
+    compared in the same boots), in kernel_order()."""
+    have = {r["kernel"] for r in recs if r["status"] == "ok" and r["mode"] == "async"}
+    return [k for k in kernel_order(recs) if k in have]
+
+
 def fmt(v):
     return "%.3g" % v if abs(v) < 100 else "%.0f" % v
 
@@ -478,15 +539,15 @@ def cell(vals):
     return "%s [%s-%s]" % (fmt(statistics.median(vals)), fmt(min(vals)), fmt(max(vals)))
 
 
-def against_sync(g, key):
-    """For the key of an acompd(X) metric: X, the patched kernel's values of
-    X's same metric and of acompd(X)'s (the same boots), and the ratio of
-    their medians (None when there is none); None for any other key."""
+def against_sync(g, key, kernel):
+    """For the key of an acompd(X) metric: X, KERNEL's values of X's same
+    metric and of acompd(X)'s (the same boots), and the ratio of their
+    medians (None when there is none); None for any other key."""
     m = re.match(r"acompd\((.+)\)$", key[3])
     if not m:
         return None
-    a = g[key].get("patched", [])
-    s_ = g.get((key[0], key[1], "sync", m.group(1), key[4]), {}).get("patched", [])
+    a = g[key].get(kernel, [])
+    s_ = g.get((key[0], key[1], "sync", m.group(1), key[4]), {}).get(kernel, [])
     ratio = (statistics.median(a) / statistics.median(s_)
              if a and s_ and statistics.median(s_) else None)
     return m.group(1), s_, a, ratio
@@ -496,20 +557,20 @@ def ratio_cell(ratio):
     return "%.2f" % ratio if ratio is not None else "n/a"
 
 
-def async_vs_sync(g, units):
-    """Table lines: each acompd(X) metric against X's, on the patched kernel
-    (the only one with acompd), both measured in the same boots."""
+def async_vs_sync(g, units, kernel):
+    """Table lines: each acompd(X) metric against X's, on KERNEL, both
+    measured in the same boots."""
     rows = []
     for key in sorted(g):
-        pair = against_sync(g, key)
-        if not pair or units[key][1] == "none":
+        pair = against_sync(g, key, kernel)
+        if not pair or units[key][1] == "none" or kernel not in g[key]:
             continue
         alg, s_, a, ratio = pair
         rows.append("| %s | %s | %s | %s | %s | %s | %s |" % (
             key[0], alg, key[4], units[key][0], cell(s_), cell(a), ratio_cell(ratio)))
     if not rows:
         return []
-    return ["", "## Asynchronous (acompd) against synchronous, patched kernel", "",
+    return ["", "## Asynchronous (acompd) against synchronous, %s kernel" % kernel, "",
             "Same boots, algorithms alternated inside each; ratio = acompd median / sync median.", "",
             "| scenario | algorithm | metric | unit | sync | acompd | acompd/sync |",
             "|---|---|---|---|---|---|---|"] + rows
@@ -534,23 +595,29 @@ def submitters_rank(sub):
     return int(m.group(1)) if m else 1000 if sub == "kswapd" else 999
 
 
-def pays_pairs(g, scen, cons, alg, metrics):
+def pays_pairs(g, scen, cons, alg, metrics, kernel):
     """[(column, against_sync() of METRIC or None)] for (METRIC, column) in
-    METRICS, of acompd ALG in SCEN/CONS."""
+    METRICS, of acompd ALG in SCEN/CONS on KERNEL."""
     keys = [((scen, cons, "async", alg, m), c) for m, c in metrics]
-    return [(c, against_sync(g, k) if k in g else None) for k, c in keys]
+    return [(c, against_sync(g, k, kernel) if k in g and kernel in g[k] else None) for k, c in keys]
 
 
-def pays_lines(recs):
+def all_pays_lines(recs):
+    """pays_lines() of every kernel with an acompd mode."""
+    kernels = async_kernels(recs)
+    return [line for k in kernels for line in pays_lines(recs, k, len(kernels) > 1)]
+
+
+def pays_lines(recs, kernel, name_it=False):
     """The "when does asynchronous compression pay" section: for every
-    scenario and algorithm X measured both ways on the patched kernel,
-    acompd(X) against X (the same boots): swap loads by consumer and
-    submitters (one, two, kswapd), and the zram fio jobs; first the ratios,
-    then medians [min-max]."""
+    scenario and algorithm X measured both ways on KERNEL, acompd(X)
+    against X (the same boots): swap loads by consumer and submitters (one,
+    two, kswapd), and the zram fio jobs; first the ratios, then medians
+    [min-max]. NAME_IT: the heading names the kernel (runs with several)."""
     g, _ = group(recs)
     info = {}
     for r in recs:
-        if r["status"] == "ok" and r["kernel"] == "patched":
+        if r["status"] == "ok" and r["kernel"] == kernel:
             shape = " ".join("-%s %s" % m for m in re.findall(r"-(smp|m) (\d+[MG]?)\b", r["guest"]))
             info.setdefault((r["scenario"], r["consumer"]), (r.get("submitters", "?"), shape))
     # (labels, [(column, pair)]) per row: pair from against_sync() or None.
@@ -563,16 +630,17 @@ def pays_lines(recs):
             if cons in ("zram-swap", "zswap-swap"):
                 swap.append(((cons.split("-")[0], submitters_rank(sub), scen, x),
                              [cons.split("-")[0], sub, shape, scen, x],
-                             pays_pairs(g, scen, cons, alg, PAYS_SWAP)))
+                             pays_pairs(g, scen, cons, alg, PAYS_SWAP, kernel)))
             elif cons == "zram-block":
                 for i, job in enumerate(PAYS_FIO_JOBS):
-                    pairs = pays_pairs(g, scen, cons, alg, [("%s.%s" % (job, m), c) for m, c in PAYS_FIO])
+                    pairs = pays_pairs(g, scen, cons, alg, [("%s.%s" % (job, m), c) for m, c in PAYS_FIO],
+                                       kernel)
                     if any(p for _, p in pairs):
                         fio.append(((scen, i, x), [scen, job, shape, x], pairs))
     if not swap and not fio:
         return []
-    out = ["", "## When does asynchronous compression pay", "",
-           "acompd(X) against X on the patched kernel, measured in the same boots. Ratios are "
+    out = ["", "## When does asynchronous compression pay%s" % (": %s kernel" % kernel if name_it else ""), "",
+           "acompd(X) against X on the %s kernel, measured in the same boots. Ratios are " % kernel +
            "acompd median / sync median: above 1 favours acompd for throughput (pages/s, MiB/s), "
            "below 1 for latency and cost (fault p50/p99, CPU us and context switches per page: "
            "swap, per page swapped out, pswpout + zswpout; fio, per 4 KiB page read or written). "
@@ -600,7 +668,7 @@ def pays_lines(recs):
 
 
 def pays(rundir):
-    lines = pays_lines(load_records(rundir))
+    lines = all_pays_lines(load_records(rundir))
     print("\n".join(lines[1:]) if lines else "no acompd(X) and X measured in the same boots")
     return 0 if lines else 1
 
@@ -613,31 +681,20 @@ def summarize(rundir):
     g, units = group(recs)
     failed = [r for r in recs if r["status"] != "ok"]
     facts = read(os.path.join(rundir, "facts.txt"), "")
+    kernels = kernel_order(recs)
     lines = ["# Benchmark run %s" % os.path.basename(rundir.rstrip("/")), "",
-             "```", facts.strip(), "```", "",
-             "Median [min-max] over repetitions; kernels alternated in one run; "
-             "ratio = patched median / base median (TCG timings: only ratios are comparable).", "",
-             "| scenario | consumer | mode | algorithm | metric | unit | base | patched | patched/base |",
-             "|---|---|---|---|---|---|---|---|---|"]
-    for key in sorted(g):
-        if units[key][1] == "none":
-            continue
-        base, patched = g[key].get("base", []), g[key].get("patched", [])
-        ratio = (statistics.median(patched) / statistics.median(base)
-                 if base and patched and statistics.median(base) else None)
-        lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-            key[0], key[1], key[2], key[3], key[4], units[key][0], cell(base), cell(patched),
-            "%.3f" % ratio if ratio is not None else "n/a"))
-    lines.extend(async_vs_sync(g, units))
-    lines.extend(pays_lines(recs))
+             "```", facts.strip(), "```", ""] + summary_table(recs, g, units)
+    for k in async_kernels(recs):
+        lines.extend(async_vs_sync(g, units, k))
+    lines.extend(all_pays_lines(recs))
     ctx = [k for k in sorted(g) if units[k][1] == "none"]
     if ctx:
         lines += ["", "## Context (not compared): reclaim, PSI, vmstat deltas, counters", "",
-                  "| scenario | mode | algorithm | metric | unit | base | patched |",
-                  "|---|---|---|---|---|---|---|"]
-        lines += ["| %s | %s | %s | %s | %s | %s | %s |" % (
-            k[0], k[2], k[3], k[4], units[k][0], cell(g[k].get("base", [])),
-            cell(g[k].get("patched", []))) for k in ctx]
+                  "| scenario | mode | algorithm | metric | unit | %s |" % " | ".join(kernels),
+                  "|---|---|---|---|---|%s" % ("---|" * len(kernels))]
+        lines += ["| %s | %s | %s | %s | %s | %s |" % (
+            k[0], k[2], k[3], k[4], units[k][0],
+            " | ".join(cell(g[k].get(kern, [])) for kern in kernels)) for k in ctx]
     lines.append("")
     lines.append("%d runs, %d failed%s" % (len(recs), len(failed), "".join(
         "\n- %s %s r%d: %s" % (r["scenario"], r["kernel"], r["rep"], r["status"]) for r in failed)))
@@ -646,6 +703,39 @@ def summarize(rundir):
         f.write(text)
     print(text)
     return 1 if failed or not recs else 0
+
+
+def summary_table(recs, g, units):
+    """The summary's main table: every compared metric's median [min-max]
+    per kernel, the control first, and each other kernel's ratio to it."""
+    kernels, ctl = kernel_order(recs), control_kernel(recs)
+    others = [k for k in kernels if k != ctl]
+    if ctl and len(others) == 1:
+        how = "ratio = %s median / %s median" % (others[0], ctl)
+    elif ctl and others:
+        how = "ratio = each kernel's median / the control's (%s) median" % ctl
+    else:
+        how = "no control kernel booted in this run (role control in qemu-images/variants): no ratios"
+    ratios = ["%s/%s" % (k, ctl) for k in others] if ctl else []
+    lines = ["Median [min-max] over repetitions; kernels alternated in one run; "
+             "%s (TCG timings: only ratios are comparable)." % how, "",
+             "| scenario | consumer | mode | algorithm | metric | unit | %s |" % " | ".join(kernels + ratios),
+             "|---|---|---|---|---|---|%s" % ("---|" * len(kernels + ratios))]
+    for key in sorted(g):
+        if units[key][1] == "none":
+            continue
+        vals = [g[key].get(k, []) for k in kernels]
+        cells = [cell(v) for v in vals]
+        if ctl:
+            c = g[key].get(ctl, [])
+            for k in others:
+                v = g[key].get(k, [])
+                ratio = (statistics.median(v) / statistics.median(c)
+                         if c and v and statistics.median(c) else None)
+                cells.append("%.3f" % ratio if ratio is not None else "n/a")
+        lines.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+            key[0], key[1], key[2], key[3], key[4], units[key][0], " | ".join(cells)))
+    return lines
 
 
 def judge(va, vb, better, noise):
@@ -686,45 +776,53 @@ def compare(a, b, noise=0.03):
 
 
 def paired_ratios(recs):
-    """{(scenario, consumer, mode, alg, metric): [patched/base per rep]}: each
-    patched value over the base kernel's value of the same rep (the boot
-    just before it), for the same algorithm, or for X when the patched mode
-    is acompd(X), which the base kernel lacks."""
+    """{((scenario, consumer, mode, alg, metric), kernel): [kernel/control
+    per rep]}: each value of a kernel other than the run's control over the
+    control's value of the same rep (booted beside it), for the same
+    algorithm, or for X when the mode is acompd(X), which the control may
+    lack; and the control's name."""
+    ctl = control_kernel(recs)
     vals, units = {}, {}
     for r, key, m in ok_metrics(recs):
         vals.setdefault((key, r["kernel"]), {})[r["rep"]] = m["value"]
         units[key] = (m["unit"], m["better"])
     out = {}
     for (key, kernel), reps in vals.items():
-        if kernel != "patched" or units[key][1] == "none":
+        if ctl is None or kernel == ctl or units[key][1] == "none":
             continue
         scen, cons, mode, alg, metric = key
         m = re.match(r"^acompd\((.+)\)$", alg)
-        ctl = (scen, cons, "sync", m.group(1), metric) if m else key
-        base = vals.get((ctl, "base"), {})
+        ckey = (scen, cons, "sync", m.group(1), metric) if m else key
+        base = vals.get((ckey, ctl), {})
         ratios = [reps[i] / base[i] for i in sorted(reps) if base.get(i)]
         if ratios:
-            out[key] = ratios
-    return out, units
+            out[(key, kernel)] = ratios
+    return out, units, ctl
 
 
 def compare_normalized(a, b, noise=0.03):
-    """As compare(), on each run's patched/base pair ratios instead of
-    absolute values: the base kernel, booted beside the patched one in both
-    runs, is the control, so that a machine that got faster or slower
+    """As compare(), on each run's kernel/control pair ratios instead of
+    absolute values: the control kernel, booted beside the others in both
+    runs, is the reference, so that a machine that got faster or slower
     between the runs does not show as a change."""
-    ra, ua = paired_ratios(load_records(a))
-    rb, _ = paired_ratios(load_records(b))
+    ra, ua, ca = paired_ratios(load_records(a))
+    rb, _, cb = paired_ratios(load_records(b))
+    if ca is None or ca != cb:
+        print("compare --against-base: the runs' controls differ or are missing (A: %s, B: %s)" % (ca, cb))
+        return 2
     keys = sorted(set(ra) & set(rb))
+    kernels = sorted({k for _, k in keys})
+    label = {key: "/".join(key[0]) + ("" if len(kernels) == 1 else " [%s]" % key[1]) for key in keys}
     regressions = 0
-    width = max([len("/".join(k)) for k in keys] + [6])
-    print("patched/base pair ratios of each run (the base kernel as control)")
+    width = max([len(n) for n in label.values()] + [6])
+    print("%s pair ratios of each run (the %s kernel as control)" % (
+        ", ".join("%s/%s" % (k, ca) for k in kernels) or "no", ca))
     print("%-*s %10s %10s %7s  %s" % (width, "metric", "A ratio", "B ratio", "B/A", "verdict"))
     for key in keys:
-        better = ua[key][1]
+        better = ua[key[0]][1]
         ma, mb, ratio, verdict = judge(ra[key], rb[key], better, noise)
         regressions += verdict == "REGRESSION"
-        print("%-*s %10.3f %10.3f %7.3f  %s" % (width, "/".join(key), ma, mb, ratio, verdict))
+        print("%-*s %10.3f %10.3f %7.3f  %s" % (width, label[key], ma, mb, ratio, verdict))
     print("%d regression(s)" % regressions)
     return 1 if regressions else 0
 
@@ -761,7 +859,13 @@ def plot(rundir):
     """Throughput bars (median, min-max whiskers) and latency percentile
     curves per scenario, compression ratio per algorithm, from the run's
     records; the PNGs go next to summary.md, their data under plots/."""
-    g, units = group(load_records(rundir))
+    recs = load_records(rundir)
+    g, units = group(recs)
+    # The compression ratio of the kernel that has every algorithm: the
+    # first with an acompd mode, else the first that is not the control.
+    ctl = control_kernel(recs)
+    rkernel = next(iter(async_kernels(recs) + [k for k in kernel_order(recs) if k != ctl]
+                        + kernel_order(recs)), None)
     made = []
     scenarios = sorted({k[0] for k in g})
     for scen in scenarios:
@@ -821,7 +925,7 @@ def plot(rundir):
                                    "set offsets 0.2,0.2\nset xlabel \"percentile\"\nset ylabel \"us\"\nset logscale y\n"
                                    "set key outside right top\nset grid\nplot %s" %
                                    (gp_label(scen), gp_label(what), plots)))
-    # Compression ratio per algorithm (patched kernel, which has them all).
+    # Compression ratio per algorithm.
     rkeys = [k for k in g if k[4] in ("zram.ratio", "zswap.ratio", "ratio")]
     algs = sorted({k[3] for k in rkeys}, key=lambda a: (a.startswith("acompd("), a))
     scens = sorted({k[0] for k in rkeys})
@@ -830,16 +934,16 @@ def plot(rundir):
         for scen in scens:
             cells = []
             for a in algs:
-                vals = next((g[k].get("patched", []) for k in rkeys if k[0] == scen and k[3] == a), [])
+                vals = next((g[k].get(rkernel, []) for k in rkeys if k[0] == scen and k[3] == a), [])
                 cells.append("%g" % med(vals) if vals else "?")
             rows.append("%s %s" % (scen, " ".join(cells)))
         plots = ", ".join("'DAT' using %d:xtic(1) title \"%s\"" % (2 + i, gp_label(a))
                           for i, a in enumerate(algs))
         made.append(write_plot(rundir, "ratio", rows,
-                               "set title \"compression ratio per algorithm (patched kernel, medians)\"\n"
+                               "set title \"compression ratio per algorithm (%s kernel, medians)\"\n"
                                "set ylabel \"original / stored\"\nset yrange [0:*]\nset style data histogram\n"
                                "set style histogram clustered gap 2\nset style fill solid 0.7 border -1\n"
-                               "set key outside right top\nset grid ytics\nplot %s" % plots))
+                               "set key outside right top\nset grid ytics\nplot %s" % (rkernel, plots)))
     with open(os.path.join(rundir, "summary.md"), "a", encoding="utf-8") as f:
         f.write("\n## Plots\n\n" + "".join("![%s](%s)\n" % (n[:-4], n) for n in made))
     print("plots: %s" % " ".join(made))

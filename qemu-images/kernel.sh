@@ -1,38 +1,79 @@
 #!/usr/bin/env bash
 # Configure and build one kernel variant out of tree.
-# Usage: kernel.sh base|patched|debug
-#   base     pristine Debian tree (build/linux-base), common + base fragments
-#   patched  build/linux with the series, common + patched fragments
-#   debug    build/linux with the series, common + patched + debug fragments
-# Output: build/kernels/<variant>/arch/x86/boot/bzImage. Nothing is rebuilt when
-# the source commit, its uncommitted changes and the fragments are unchanged.
+# Usage: kernel.sh NAME   (a variant of qemu-images/variants: base, patched,
+#   debug, or one of yours)
+# Output: build/kernels/NAME/arch/x86/boot/bzImage. Nothing is rebuilt when
+# the source commit, its uncommitted changes, the fragments and the build
+# recipe (RECIPE below) are unchanged.
 set -euo pipefail
 # shellcheck source=qemu-images/lib.sh
 . "$(dirname "$0")/lib.sh"
 STAGE=kernel
+# Bump when a change to this script changes what it builds (it is part of
+# the build key; comments and messages are not).
+RECIPE=2
 
 variant=${1:-}
-case "$variant" in
-base) src=$BASE_TREE; frags=(common base) ;;
-patched) src=$TREE; frags=(common patched) ;;
-debug) src=$TREE; frags=(common patched debug) ;;
-*) echo "usage: $0 base|patched|debug" >&2; exit 2 ;;
-esac
+[ -n "$variant" ] || { echo "usage: $0 NAME (a variant of qemu-images/variants)" >&2; exit 2; }
+check_variants
+variant "$variant" >/dev/null
+read -r _ source _ <<<"$(variant "$variant")"
+src=$(variant_tree "$variant")
+mapfile -t fragfiles < <(variant_fragments "$variant")
 STAGE="kernel:$variant"
 out=$BUILD/kernels/$variant
-fragfiles=()
-for f in "${frags[@]}"; do fragfiles+=("$TOP/qemu-images/$f.config"); done
+for f in "${fragfiles[@]}"; do
+	[ -f "$f" ] || die "fragment $f of variant $variant does not exist"
+done
 
 need_pkgs build-essential bc bison flex libelf-dev libssl-dev cpio kmod
-if [ "$variant" = base ]; then
-	"$TOP/qemu-images/tree.sh" base-worktree
-fi
-[ -d "$src/.git" ] || [ -f "$src/.git" ] || die "no kernel tree at $src: run 'make tree'"
+case $source in
+pristine) "$TOP/qemu-images/tree.sh" base-worktree ;;
+ref:*)
+	# A worktree of build/linux at the ref, moved to it on every build.
+	ref=${source#ref:}
+	commit=$(git -C "$TREE" rev-parse --verify -q "$ref^{commit}") ||
+		die "ref '$ref' of variant $variant is not a commit of $TREE (git -C build/linux tag, branch)"
+	if [ ! -e "$src/.git" ]; then
+		mkdir -p "$(dirname "$src")"
+		tree_git worktree add -q --detach "$src" "$commit" || die "git worktree add $src failed"
+	fi
+	tree_git -C "$src" checkout -q --detach "$commit" || die "cannot check out $ref in $src"
+	;;
+patches:*)
+	# The series of a revision of this repository, applied onto the base in
+	# a worktree; reapplied only when that revision's patches/ differ.
+	rev=${source#patches:}
+	ptree=$(git -C "$TOP" rev-parse --verify -q "$rev^{commit}:patches") ||
+		die "revision '$rev' of variant $variant has no patches/ in this repository (git log -- patches/)"
+	if [ "$(cat "$src.applied" 2>/dev/null)" != "$ptree" ] || [ ! -e "$src/.git" ]; then
+		say "applying the series of $rev onto the base in $src"
+		rm -f "$src.applied"
+		[ ! -e "$src" ] || tree_git worktree remove --force "$src" || rm -rf "$src"
+		tree_git worktree prune
+		mkdir -p "$(dirname "$src")"
+		tree_git worktree add -q --detach "$src" base || die "git worktree add $src failed"
+		pdir=$(mktemp -d)
+		git -C "$TOP" archive "$rev" patches | tar -x -C "$pdir"
+		mapfile -t plist < <(grep -v '^[[:space:]]*\(#\|$\)' "$pdir/patches/series")
+		if ! tree_git -C "$src" am -q "${plist[@]/#/$pdir/patches/}" >"$src.am.log" 2>&1; then
+			tree_git -C "$src" am --abort >/dev/null 2>&1
+			rm -rf "$pdir"
+			die "the series of $rev does not apply onto the base: $src.am.log"
+		fi
+		rm -rf "$pdir"
+		echo "$ptree" >"$src.applied"
+	fi
+	;;
+esac
+[ -d "$src/.git" ] || [ -f "$src/.git" ] ||
+	die "no kernel git tree at $src for variant $variant ($source; run 'make tree' for the base and the series)"
 
 key=$({
 	git -C "$src" rev-parse HEAD
 	git -C "$src" diff HEAD
-	cat "${fragfiles[@]}" "$0"
+	cat "${fragfiles[@]}"
+	echo "recipe $RECIPE"
 } | sha256sum | cut -d' ' -f1)
 if [ -f "$out/arch/x86/boot/bzImage" ] && [ "$(cat "$out/.acomp-key" 2>/dev/null)" = "$key" ]; then
 	say "up to date ($(cat "$out/include/config/kernel.release"))"
@@ -45,7 +86,7 @@ kmake() {
 	run make -s -C "$src" O="$out" ARCH=x86_64 "$@"
 }
 
-say "configuring: tinyconfig + ${frags[*]}"
+say "configuring: tinyconfig + $(for f in "${fragfiles[@]}"; do basename "$f" .config; done | paste -sd+)"
 kmake tinyconfig >"$out/config.log" 2>&1 || { cat "$out/config.log" >&2; die "tinyconfig failed"; }
 run "$src/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "${fragfiles[@]}" \
 	>>"$out/config.log" 2>&1 || { cat "$out/config.log" >&2; die "merge_config.sh failed"; }

@@ -197,3 +197,88 @@ kvm_probe() {
 	echo "$why"
 	return "$rc"
 }
+
+# The kernel variants (qemu-images/variants, or $VARIANTS), without comments:
+# "NAME ROLE SOURCE FRAGMENTS" lines.
+VARIANTS=${VARIANTS:-$TOP/qemu-images/variants}
+variants() {
+	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$VARIANTS"
+}
+
+# variant NAME: its "ROLE SOURCE FRAGMENTS", or die naming the known ones.
+variant() {
+	local line
+	line=$(variants | awk -v n="$1" '$1 == n { $1 = ""; sub(/^ /, ""); print; exit }')
+	[ -n "$line" ] ||
+		die "unknown kernel variant '$1'; $(basename "$VARIANTS") has: $(variants | awk '{ print $1 }' | tr '\n' ' ')"
+	echo "$line"
+}
+
+# variants_with ROLE: the names of the variants with that role, in order.
+variants_with() {
+	variants | awk -v r="$1" '$2 == r { print $1 }'
+}
+
+# Check the variants file: well-formed lines, unique names, exactly one
+# control and one test variant. Dies with the first problem.
+check_variants() {
+	[ -f "$VARIANTS" ] || die "no kernel variants file $VARIANTS"
+	local name role source frags extra seen=' ' n
+	while read -r name role source frags extra; do
+		if [ -n "$extra" ] || [ -z "$frags" ]; then
+			die "$(basename "$VARIANTS"): '$name $role $source $frags $extra': want NAME ROLE SOURCE FRAGMENTS"
+		fi
+		[[ $name =~ ^[A-Za-z0-9_.]+$ ]] ||
+			die "$(basename "$VARIANTS"): variant name '$name': letters, digits, '_' and '.' only"
+		case $seen in *" $name "*) die "$(basename "$VARIANTS"): variant '$name' listed twice" ;; esac
+		seen+="$name "
+		case $role in control | candidate | test | variant) ;;
+		*) die "$(basename "$VARIANTS"): variant '$name': role '$role' (control, candidate, test, variant)" ;;
+		esac
+		case $source in pristine | series | ref:?* | patches:?* | path:?*) ;;
+		*) die "$(basename "$VARIANTS"): variant '$name': source '$source' (pristine, series, ref:REF, patches:REV, path:DIR)" ;;
+		esac
+	done < <(variants)
+	for role in control test; do
+		n=$(variants_with "$role" | wc -l)
+		[ "$n" = 1 ] || die "$(basename "$VARIANTS"): $n variants with role $role, want exactly one"
+	done
+}
+
+# variant_fragments NAME: the paths of its Kconfig fragments, one per line.
+variant_fragments() {
+	local role source frags f
+	read -r role source frags <<<"$(variant "$1")"
+	for f in ${frags//,/ }; do
+		case $f in
+		/*) echo "$f" ;;
+		*/*) echo "$TOP/$f" ;;
+		*) echo "$TOP/qemu-images/$f.config" ;;
+		esac
+	done
+}
+
+# variant_tree NAME: the kernel tree a variant builds from (it may not
+# exist yet: kernel.sh prepares it).
+variant_tree() {
+	local role source frags
+	read -r role source frags <<<"$(variant "$1")"
+	case $source in
+	pristine) echo "$BASE_TREE" ;;
+	series) echo "$TREE" ;;
+	ref:* | patches:*) echo "$BUILD/trees/$1" ;;
+	path:/*) echo "${source#path:}" ;;
+	path:*) echo "$TOP/${source#path:}" ;;
+	esac
+}
+
+# variant_identity NAME: its source's identity, one line: the source, the
+# commit and whether the tree has uncommitted changes.
+variant_identity() {
+	local role source frags src commit dirty=clean
+	read -r role source frags <<<"$(variant "$1")"
+	src=$(variant_tree "$1")
+	commit=$(git -C "$src" rev-parse HEAD 2>/dev/null || echo unknown)
+	[ -z "$(git -C "$src" status --porcelain --untracked-files=no 2>/dev/null)" ] || dirty=dirty
+	echo "$source $commit $dirty"
+}

@@ -1,17 +1,16 @@
 #!/usr/bin/env bash
 # Build the out-of-tree modules in consumer/*/ against one kernel variant.
-# Usage: modules.sh base|patched|debug [W=1]
+# Usage: modules.sh NAME [W=1]   (a variant of qemu-images/variants)
 # The sources are copied to build/consumer/<variant>/<module>/ so that no
 # object lands in the repository; the .ko files end up there.
 set -euo pipefail
 # shellcheck source=qemu-images/lib.sh
 . "$(dirname "$0")/lib.sh"
-variant=${1:?usage: modules.sh base|patched|debug [W=1]}
+variant=${1:?usage: modules.sh NAME [W=1] (a variant of qemu-images/variants)}
 shift
 STAGE="modules:$variant"
 kout=$BUILD/kernels/$variant
-src=$TREE
-[ "$variant" = base ] && src=$BASE_TREE
+src=$(variant_tree "$variant")
 [ -f "$kout/Module.symvers" ] || die "kernel $variant is not built"
 for d in "$TOP"/consumer/*/; do
 	[ -f "$d/Kbuild" ] || continue
