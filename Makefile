@@ -22,7 +22,7 @@ GUEST_FILES := qemu-images/init.sh tests/runner.sh tests/tap.sh \
 
 help:
 	@echo 'make test      build the debug kernel, boot it, run every test; last line "N passed, N failed"'
-	@echo 'make bench     build base + patched kernels, run the default scenarios, summary + plots'
+	@echo 'make bench     build the control and candidate kernels (base, patched), run the default scenarios, summary + plots'
 	@echo '               (REPS=3 alternated repetitions; SCENARIOS="..." picks from bench/matrix,'
 	@echo '               FULL=1 runs all of it, MODES=lz4,acompd(lz4); results in results/<date>-<label>/)'
 	@echo 'make tree      extract the Debian 6.1 source into build/linux and apply patches/series'

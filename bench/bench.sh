@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make bench: for each selected scenario of the matrix (bench/matrix), boot
-# the base and patched kernels alternately (A B A B ...), run the scenario in
+# the kernels (KERNELS, default base patched) alternately (A B A B ...), run the scenario in
 # each boot with its modes alternated inside the boot, then summarise and
 # plot. Environment:
 #   SCENARIOS="zram-fio zswap-swap-64m"  scenarios by name (default: DEFAULT below)
@@ -14,6 +14,7 @@
 #                 with role control, whatever its place in the list
 #   LABEL=name    results go to results/<date>-<label>/ (default: default, full)
 #   GUEST_ARGS='ACOMP_FIO_LOOPS=3'  passed to the guest of every boot
+#   KEEP_RAW=1    leave raw/ as it is (default: raw.tar.xz once summarised)
 # The guest's RAM is 1024 MiB unless the scenario's ARGS (or GUEST_ARGS) set
 # ACOMP_GUEST_MEM (QEMU's -m: 384M, 1G, or MiB); each boot's QEMU command
 # line is kept in raw/*/qemu-cmdline and the records carry it. Each boot's
@@ -40,12 +41,15 @@ for k in "${kernels[@]}"; do
 	variant "$k" >/dev/null
 	[ -z "${seen_kernel[$k]:-}" ] || die "KERNELS: $k named twice"
 	seen_kernel[$k]=1
-	if [ ! -f "$BUILD/kernels/$k/arch/x86/boot/bzImage" ] || [ ! -f "$BUILD/initramfs-$k.cpio.gz" ]; then
+done
+for k in "${kernels[@]}"; do
+	if [ ! -f "$BUILD/kernels/$k/arch/x86/boot/bzImage" ] || [ ! -f "$BUILD/initramfs-$k.cpio.gz" ] ||
+		[ ! -f "$BUILD/kernels/$k/.acomp-source" ]; then
 		die "kernel $k is not built: make bench KERNELS=\"${kernels[*]}\" builds it (or make kernel-$k initramfs-$k)"
 	fi
 done
 
-# The matrix, without comments: NAME GUEST-SCENARIO VCPUS MODES FULL-MODES ARGS...
+# The matrix, without comments: NAME GUEST-SCENARIO CONSUMER VCPUS MODES FULL-MODES ARGS...
 matrix() { sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$TOP/bench/matrix"; }
 
 names=()
@@ -76,7 +80,7 @@ for k in "${kernels[@]}"; do
 	# ROLE SOURCE FRAGMENTS, and the source's commit and state.
 	{
 		echo "variant: $k $(variant "$k")"
-		echo "source: $(variant_identity "$k")"
+		echo "source: $(cat "$BUILD/kernels/$k/.acomp-source")"
 	} >"$run/kernels/$k.variant"
 done
 # The accelerator every boot of this run will use (run.sh probes the same way,
@@ -102,7 +106,9 @@ done
 	echo "project: $(git -C "$TOP" describe --always --dirty 2>/dev/null || echo unknown)"
 	echo "accelerator: $accel"
 	echo "guest: -accel ${accel%% *} -cpu $cpu_model, -smp and -m per scenario (bench/matrix VCPUS and ACOMP_GUEST_MEM; default -m 1024)"
-	echo "kernels: ${kernels[*]} (control: $(variants_with control))"
+	ctl=$(variants_with control)
+	case " ${kernels[*]} " in *" $ctl "*) ;; *) ctl="none booted (the control, $ctl, is not in KERNELS)" ;; esac
+	echo "kernels: ${kernels[*]} (control: $ctl)"
 	echo "scenarios: ${names[*]}"
 	echo "reps: $reps"
 } >"$run/facts.txt"
@@ -174,7 +180,7 @@ for name in "${names[@]}"; do
 			python3 "$TOP/bench/runinfo.py" write "$out" "label=$label" "scenario=$name" \
 				"guest_scenario=$gscen" "consumer=$consumer" "kernel=$k" \
 				"kernel_role=$(variant "$k" | awk '{ print $1 }')" \
-				"kernel_source=$(variant_identity "$k")" \
+				"kernel_source=$(cat "$BUILD/kernels/$k/.acomp-source")" \
 				"kernel_release=$(cat "$BUILD/kernels/$k/include/config/kernel.release")" \
 				"rep=$rep" "modes=$modes" "args=${args:-} ${GUEST_ARGS:-}" "vcpus=$vcpus" "mem=$mem" ||
 				die "cannot write $out/run.json"
@@ -186,4 +192,10 @@ echo "[bench] $total boots in $((($(date +%s) - start) / 60)) min; results in ${
 rc=0
 python3 "$TOP/bench/report.py" summarize "$run" || rc=$?
 python3 "$TOP/bench/report.py" plot "$run" || rc=1
+# What a reader opens stays as files; the guest's raw output becomes one
+# archive that the report reads as it read raw/ (KEEP_RAW=1 keeps raw/;
+# bench/rawstore.py extract RUNDIR brings it back).
+if [ -z "${KEEP_RAW:-}" ]; then
+	python3 "$TOP/bench/rawstore.py" archive "$run" || rc=1
+fi
 exit $rc

@@ -27,10 +27,13 @@ import json
 import math
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 
+import rawstore
 import runinfo
 
 # fio job name -> metrics taken from it: (key, fio path, unit, better, scale);
@@ -144,6 +147,13 @@ def selftest(d):
             results.append((got == want, "bench run fixture %s (records, pays, kernels)" % f))
             if got != want:
                 print("# %s: got\n#   %s" % (f, "\n#   ".join(got)))
+            # The same run kept as results/ keeps it: raw/ as one archive.
+            with tempfile.TemporaryDirectory() as tmp:
+                run = os.path.join(tmp, f)
+                shutil.copytree(os.path.join(d, f), run)
+                rawstore.archive(run)
+                back = fixture_run_lines(run) if not os.path.exists(os.path.join(run, "raw")) else []
+            results.append((back == want, "bench run fixture %s read from raw.tar.xz" % f))
             continue
         if os.path.isdir(os.path.join(d, f)):
             continue
@@ -223,8 +233,8 @@ def guest_shape(d, default, cmdline=None):
     return " ".join(shape) if shape else default
 
 
-def raw_records(rundir, name, facts):
-    d = os.path.join(rundir, "raw", name)
+def raw_records(rundir, raw, name, facts):
+    d = os.path.join(raw, name)
     ident = runinfo.identity(d)
     if not ident:
         return []
@@ -479,15 +489,24 @@ def load_facts(rundir):
     return facts
 
 
-def load_records(rundir):
+def load_records(rundir, fresh=False):
+    """The run's records: from its raw boots (raw/, or raw.tar.xz when
+    FRESH or there is no records.jsonl yet), else its records.jsonl."""
     path = os.path.join(rundir, "records.jsonl")
-    if os.path.exists(path) and not os.path.isdir(os.path.join(rundir, "raw")):
+    if os.path.exists(path) and not os.path.isdir(os.path.join(rundir, "raw")) and not (
+            fresh and os.path.exists(os.path.join(rundir, rawstore.ARCHIVE))):
         with open(path, encoding="utf-8") as f:
-            return [json.loads(line) for line in f if line.strip()]
+            recs = [json.loads(line) for line in f if line.strip()]
+        # Records written before kernel roles existed: the roles of then.
+        for r in recs:
+            if "kernel_role" not in r:
+                r["kernel_role"] = runinfo.LEGACY_ROLES.get(r["kernel"])
+        return recs
     facts = load_facts(rundir)
     recs = []
-    for name in sorted(os.listdir(os.path.join(rundir, "raw"))):
-        recs.extend(raw_records(rundir, name, facts))
+    with rawstore.raw_dir(rundir) as raw:
+        for name in sorted(os.listdir(raw)) if raw else []:
+            recs.extend(raw_records(rundir, raw, name, facts))
     return recs
 
 
@@ -674,7 +693,7 @@ def pays(rundir):
 
 
 def summarize(rundir):
-    recs = load_records(rundir)
+    recs = load_records(rundir, fresh=True)
     with open(os.path.join(rundir, "records.jsonl"), "w", encoding="utf-8") as f:
         for r in recs:
             f.write(json.dumps(r, sort_keys=True) + "\n")
@@ -714,6 +733,8 @@ def summary_table(recs, g, units):
         how = "ratio = %s median / %s median" % (others[0], ctl)
     elif ctl and others:
         how = "ratio = each kernel's median / the control's (%s) median" % ctl
+    elif ctl:
+        how = "only the control kernel (%s) booted: no ratios" % ctl
     else:
         how = "no control kernel booted in this run (role control in qemu-images/variants): no ratios"
     ratios = ["%s/%s" % (k, ctl) for k in others] if ctl else []

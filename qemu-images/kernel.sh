@@ -35,6 +35,8 @@ ref:*)
 	commit=$(git -C "$TREE" rev-parse --verify -q "$ref^{commit}") ||
 		die "ref '$ref' of variant $variant is not a commit of $TREE (git -C build/linux tag, branch)"
 	if [ ! -e "$src/.git" ]; then
+		rm -rf "$src"
+		tree_git worktree prune
 		mkdir -p "$(dirname "$src")"
 		tree_git worktree add -q --detach "$src" "$commit" || die "git worktree add $src failed"
 	fi
@@ -46,7 +48,9 @@ patches:*)
 	rev=${source#patches:}
 	ptree=$(git -C "$TOP" rev-parse --verify -q "$rev^{commit}:patches") ||
 		die "revision '$rev' of variant $variant has no patches/ in this repository (git log -- patches/)"
-	if [ "$(cat "$src.applied" 2>/dev/null)" != "$ptree" ] || [ ! -e "$src/.git" ]; then
+	# What the worktree was made of: that series and the base it went onto.
+	applied="$ptree $(tree_git rev-parse base)"
+	if [ "$(cat "$src.applied" 2>/dev/null)" != "$applied" ] || [ ! -e "$src/.git" ]; then
 		say "applying the series of $rev onto the base in $src"
 		rm -f "$src.applied"
 		[ ! -e "$src" ] || tree_git worktree remove --force "$src" || rm -rf "$src"
@@ -54,15 +58,20 @@ patches:*)
 		mkdir -p "$(dirname "$src")"
 		tree_git worktree add -q --detach "$src" base || die "git worktree add $src failed"
 		pdir=$(mktemp -d)
+		trap 'rm -rf "$pdir"' EXIT
 		git -C "$TOP" archive "$rev" patches | tar -x -C "$pdir"
-		mapfile -t plist < <(grep -v '^[[:space:]]*\(#\|$\)' "$pdir/patches/series")
-		if ! tree_git -C "$src" am -q "${plist[@]/#/$pdir/patches/}" >"$src.am.log" 2>&1; then
-			tree_git -C "$src" am --abort >/dev/null 2>&1
-			rm -rf "$pdir"
+		plist=()
+		[ -f "$pdir/patches/series" ] &&
+			mapfile -t plist < <(grep -v '^[[:space:]]*\(#\|$\)' "$pdir/patches/series")
+		[ ${#plist[@]} -gt 0 ] || die "revision '$rev' of variant $variant has no patch in patches/series"
+		# Committer dates from the patches: the same series gives the same
+		# commits, so a re-made worktree does not force a rebuild.
+		if ! tree_git -C "$src" am -q --committer-date-is-author-date \
+			"${plist[@]/#/$pdir/patches/}" >"$src.am.log" 2>&1; then
+			tree_git -C "$src" am --abort >/dev/null 2>&1 || true
 			die "the series of $rev does not apply onto the base: $src.am.log"
 		fi
-		rm -rf "$pdir"
-		echo "$ptree" >"$src.applied"
+		echo "$applied" >"$src.applied"
 	fi
 	;;
 esac
@@ -77,6 +86,7 @@ key=$({
 } | sha256sum | cut -d' ' -f1)
 if [ -f "$out/arch/x86/boot/bzImage" ] && [ "$(cat "$out/.acomp-key" 2>/dev/null)" = "$key" ]; then
 	say "up to date ($(cat "$out/include/config/kernel.release"))"
+	variant_identity "$variant" >"$out/.acomp-source"
 	exit 0
 fi
 
@@ -133,4 +143,6 @@ if ! kmake INSTALL_MOD_PATH="$out/modroot" INSTALL_MOD_STRIP=1 modules_install >
 	die "modules_install failed, see $out/build.log"
 fi
 echo "$key" >"$out/.acomp-key"
+# What this build was made from, for the records of the boots that use it.
+variant_identity "$variant" >"$out/.acomp-source"
 say "built $(cat "$out/include/config/kernel.release") in $(($(date +%s) - start)) s"

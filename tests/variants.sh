@@ -98,6 +98,10 @@ result $? "make bench KERNELS= with an unknown variant stops before it boots or 
 out=$(KERNELS="base base" "$TOP/bench/bench.sh" 2>&1)
 [ $? != 0 ] && [[ $out == *"base named twice"* ]]
 result $? "make bench KERNELS= naming a kernel twice is refused" "$out"
+printf '%s\n' "$ok_lines" 'ghost variant series common' >"$tmp/variants"
+out=$(KERNELS="ghost" "$TOP/bench/bench.sh" 2>&1)
+[ $? != 0 ] && [[ $out == *"kernel ghost is not built"* ]]
+result $? "make bench KERNELS= with a variant that is not built says so before it boots" "$out"
 unset VARIANTS
 
 # run.json: written from bench.sh's fields and run.sh's files, read back.
