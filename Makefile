@@ -15,8 +15,8 @@ GUEST_BIN := $(BLD)/guest-bin/memstress $(BLD)/guest-bin/cryptouser
 VARIANTS := qemu-images/variants
 variants_with = $(shell sed -e 's/\#.*//' $(VARIANTS) | awk '$$2 == "$(1)" { print $$1 }')
 TEST_KERNEL := $(call variants_with,test)
-GUEST_FILES := qemu-images/init.sh tests/runner.sh tests/tap.sh \
-	$(wildcard tests/guest/*.sh bench/guest*.sh bench/fio/*.fio)
+# The project's files in the initramfs: listed once, by initramfs.sh.
+GUEST_FILES := $(shell qemu-images/initramfs.sh --list)
 
 .PHONY: help test bench tree patches check compare clean distclean FORCE
 

@@ -15,14 +15,15 @@
 #   LABEL=name    results go to results/<date>-<label>/ (default: default, full)
 #   GUEST_ARGS='ACOMP_FIO_LOOPS=3'  passed to the guest of every boot
 #   KEEP_RAW=1    leave raw/ as it is (default: raw.tar.xz once summarised)
-# The guest's RAM is 1024 MiB unless the scenario's ARGS (or GUEST_ARGS) set
-# ACOMP_GUEST_MEM (QEMU's -m: 384M, 1G, or MiB); each boot's QEMU command
+# The guest's vCPUs, RAM and second disk are the scenario's matrix columns
+# (GUEST_ARGS' ACOMP_GUEST_MEM= overrides its RAM); each boot's QEMU command
 # line is kept in raw/*/qemu-cmdline and the records carry it. Each boot's
 # identity (scenario, consumer, kernel variant and its source, repetition,
 # modes, QEMU command line, accelerator, host) is raw/*/run.json
 # (bench/runinfo.py), which the report reads.
 # Ad hoc, as before the matrix: SCENARIO=zram-fio (a guest scenario) with
-# GUEST_ARGS='ACOMP_ALGS=...' runs that one at 2 vCPUs.
+# GUEST_ARGS='ACOMP_ALGS=...' runs it with the consumer, vCPUs, RAM and disk
+# of the first matrix row of that guest scenario, and no ARGS of the row.
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=qemu-images/lib.sh
@@ -42,15 +43,10 @@ for k in "${kernels[@]}"; do
 	[ -z "${seen_kernel[$k]:-}" ] || die "KERNELS: $k named twice"
 	seen_kernel[$k]=1
 done
-for k in "${kernels[@]}"; do
-	if [ ! -f "$BUILD/kernels/$k/arch/x86/boot/bzImage" ] || [ ! -f "$BUILD/initramfs-$k.cpio.gz" ] ||
-		[ ! -f "$BUILD/kernels/$k/.acomp-source" ]; then
-		die "kernel $k is not built: make bench KERNELS=\"${kernels[*]}\" builds it (or make kernel-$k initramfs-$k)"
-	fi
-done
 
-# The matrix, without comments: NAME GUEST-SCENARIO CONSUMER VCPUS MODES FULL-MODES ARGS...
-matrix() { sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$TOP/bench/matrix"; }
+# The matrix, without comments: NAME GUEST-SCENARIO CONSUMER VCPUS MEM DISK
+# MODES FULL-MODES ARGS... (BENCH_MATRIX: another file, for the tests).
+matrix() { sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "${BENCH_MATRIX:-$TOP/bench/matrix}"; }
 
 names=()
 if [ -n "${SCENARIO:-}" ]; then
@@ -69,6 +65,57 @@ else
 			die "unknown scenario '$n'; bench/matrix has: $(matrix | awk '{ print $1 }' | tr '\n' ' ')"
 	done
 fi
+
+# spec NAME: "GUEST-SCENARIO CONSUMER VCPUS MEM DISK MODES ARGS..." for a
+# matrix scenario (ad hoc: of the first row of guest scenario NAME, modes
+# "-" and no ARGS).
+spec() {
+	local line
+	if [ -n "${adhoc:-}" ]; then
+		line=$(matrix | awk -v g="$1" '$2 == g { print $2, $3, $4, $5, $6, "-"; exit }')
+	else
+		line=$(matrix | awk -v n="$1" -v full="${FULL:-}" -v modes="${MODES:-}" '
+			$1 == n {
+				m = full != "" ? $8 : $7
+				if (modes != "") m = modes
+				line = $2 " " $3 " " $4 " " $5 " " $6 " " m
+				for (i = 10; i <= NF; i++) line = line " " $i
+				print line
+			}')
+	fi
+	[ -n "$line" ] || die "bench/matrix has no row for ${adhoc:+guest scenario }$1"
+	# shellcheck disable=SC2086 # the row's words
+	set -- $line
+	[ -f "$TOP/bench/scenarios/$1.sh" ] || die "scenario $1: no guest script bench/scenarios/$1.sh"
+	[[ $3 =~ ^[1-9][0-9]*$ ]] || die "scenario $1: VCPUS '$3' is not a number"
+	[[ $4 =~ ^[0-9]+[MG]?$ ]] || die "scenario $1: MEM '$4': want a size for QEMU's -m (384M, 1G, or MiB)"
+	[[ $5 == - || $5 =~ ^[0-9]+[MG]$ ]] || die "scenario $1: DISK '$5': want - or a size (1G, 512M)"
+	echo "$line"
+}
+
+# guest_mem MEM ARGS...: the guest's RAM (QEMU -m): the last
+# ACOMP_GUEST_MEM= of ARGS, else MEM.
+guest_mem() {
+	local m=$1 w
+	shift
+	for w in "$@"; do
+		case $w in ACOMP_GUEST_MEM=*) m=${w#ACOMP_GUEST_MEM=} ;; esac
+	done
+	[[ $m =~ ^[0-9]+[MG]?$ ]] || die "ACOMP_GUEST_MEM=$m: want a size for QEMU's -m (384M, 1G, or MiB)"
+	echo "$m"
+}
+
+# Every scenario's row is whole before anything boots.
+for name in "${names[@]}"; do
+	spec "$name" >/dev/null || exit 1
+done
+
+for k in "${kernels[@]}"; do
+	if [ ! -f "$BUILD/kernels/$k/arch/x86/boot/bzImage" ] || [ ! -f "$BUILD/initramfs-$k.cpio.gz" ] ||
+		[ ! -f "$BUILD/kernels/$k/.acomp-source" ]; then
+		die "kernel $k is not built: make bench KERNELS=\"${kernels[*]}\" builds it (or make kernel-$k initramfs-$k)"
+	fi
+done
 
 run=$TOP/results/$(date -u +%Y-%m-%d)-$label
 [ -e "$run" ] && run=$run-$(date -u +%H%M%S)
@@ -105,7 +152,7 @@ done
 	echo "series: $(series_patches | wc -l) patch(es), sha256 $(series_patches | sed "s|^|$TOP/patches/|" | xargs -r cat | sha256sum | cut -c1-16)"
 	echo "project: $(git -C "$TOP" describe --always --dirty 2>/dev/null || echo unknown)"
 	echo "accelerator: $accel"
-	echo "guest: -accel ${accel%% *} -cpu $cpu_model, -smp and -m per scenario (bench/matrix VCPUS and ACOMP_GUEST_MEM; default -m 1024)"
+	echo "guest: -accel ${accel%% *} -cpu $cpu_model, -smp and -m per scenario (bench/matrix VCPUS and MEM)"
 	ctl=$(variants_with control)
 	case " ${kernels[*]} " in *" $ctl "*) ;; *) ctl="none booted (the control, $ctl, is not in KERNELS)" ;; esac
 	echo "kernels: ${kernels[*]} (control: $ctl)"
@@ -113,48 +160,19 @@ done
 	echo "reps: $reps"
 } >"$run/facts.txt"
 
-# spec NAME: "GUEST-SCENARIO CONSUMER VCPUS MODES ARGS..." for a matrix
-# scenario.
-spec() {
-	if [ -n "${adhoc:-}" ]; then
-		local cons=zram-block
-		case $1 in zswap-*) cons=zswap-swap ;; zram-swap*) cons=zram-swap ;; pagebench) cons=pagebench ;; esac
-		echo "$1 $cons 2 -"
-		return
-	fi
-	matrix | awk -v n="$1" -v full="${FULL:-}" -v modes="${MODES:-}" '
-		$1 == n {
-			m = full != "" ? $6 : $5
-			if (modes != "") m = modes
-			line = $2 " " $3 " " $4 " " m
-			for (i = 7; i <= NF; i++) line = line " " $i
-			print line
-		}'
-}
-
-# guest_mem ARGS...: the guest's RAM (QEMU -m) from ACOMP_GUEST_MEM=, the
-# last one given; 1024 (MiB) without one.
-guest_mem() {
-	local m=1024 w
-	for w in "$@"; do
-		case $w in ACOMP_GUEST_MEM=*) m=${w#ACOMP_GUEST_MEM=} ;; esac
-	done
-	[[ $m =~ ^[0-9]+[MG]?$ ]] || die "ACOMP_GUEST_MEM=$m: want a size for QEMU's -m (384M, 1G, or MiB)"
-	echo "$m"
-}
-
 total=$((${#names[@]} * reps * ${#kernels[@]}))
 i=0
 s=0
 start=$(date +%s)
 for name in "${names[@]}"; do
 	s=$((s + 1))
-	read -r gscen consumer vcpus modes args <<<"$(spec "$name")"
-	# shellcheck disable=SC2086 # args: space-separated guest parameters
-	mem=$(guest_mem ${args:-} ${GUEST_ARGS:-})
+	row=$(spec "$name") || exit 1
+	read -r gscen consumer vcpus rowmem disksize modes args <<<"$row"
+	# shellcheck disable=SC2086 # GUEST_ARGS: space-separated guest parameters
+	mem=$(guest_mem "$rowmem" ${GUEST_ARGS:-})
 	# The matrix line as run (its guest shape as a comment, so that the file
 	# stays a valid matrix).
-	echo "$name $gscen $consumer $vcpus $modes ${args:-}  # guest: -smp $vcpus -m $mem" >>"$run/scenarios.txt"
+	echo "$name $gscen $consumer $vcpus $mem $disksize $modes ${args:-}  # guest: -smp $vcpus -m $mem" >>"$run/scenarios.txt"
 	algs=()
 	[ "$modes" != - ] && algs=("ACOMP_ALGS=$modes")
 	for rep in $(seq 1 "$reps"); do
@@ -164,11 +182,12 @@ for name in "${names[@]}"; do
 			eta=$([ "$i" -gt 1 ] && echo "~$((el * (total - i + 1) / (i - 1) / 60)) min" || echo "?")
 			echo "[bench] scenario $s/${#names[@]} $name ($modes, ${vcpus} vCPUs, -m $mem): $k rep $rep/$reps;" \
 				"boot $i/$total, elapsed $((el / 60)) min $((el % 60)) s, remaining $eta"
-			# zswap swaps to a second disk (sparse, fresh every boot).
+			# The scenario's second disk (zswap's swap disk): sparse,
+			# fresh every boot.
 			disk=()
-			if [ "$consumer" = zswap-swap ]; then
+			if [ "$disksize" != - ]; then
 				rm -f "$BUILD/bench-swap.img"
-				truncate -s 1G "$BUILD/bench-swap.img"
+				truncate -s "$disksize" "$BUILD/bench-swap.img"
 				disk=(-d "$BUILD/bench-swap.img")
 			fi
 			out=$run/raw/$name-$k-${ALG:-all}-r$rep
@@ -182,7 +201,8 @@ for name in "${names[@]}"; do
 				"kernel_role=$(variant "$k" | awk '{ print $1 }')" \
 				"kernel_source=$(cat "$BUILD/kernels/$k/.acomp-source")" \
 				"kernel_release=$(cat "$BUILD/kernels/$k/include/config/kernel.release")" \
-				"rep=$rep" "modes=$modes" "args=${args:-} ${GUEST_ARGS:-}" "vcpus=$vcpus" "mem=$mem" ||
+				"rep=$rep" "modes=$modes" "args=${args:-} ${GUEST_ARGS:-}" "vcpus=$vcpus" "mem=$mem" \
+				"disk=$disksize" ||
 				die "cannot write $out/run.json"
 		done
 	done

@@ -3,13 +3,34 @@
 # uid/gid 0). Usage: [KMODROOT=DIR] initramfs.sh OUT.cpio.gz [MODULE.ko ...]
 # Contents: busybox-static, fio and stress-ng with their shared libraries,
 # the static programs in build/guest-bin, the given modules (/acomp/modules),
-# /init, the in-guest test scripts (/acomp/tests) and bench scripts (/acomp/bench).
+# /init, the in-guest test scripts (/acomp/tests), the guest helpers
+# (/acomp/lib) and the bench scripts (/acomp/bench): payload() below.
 set -euo pipefail
 # shellcheck source=qemu-images/lib.sh
 . "$(dirname "$0")/lib.sh"
 STAGE=initramfs
 
-out=${1:?usage: initramfs.sh OUT.cpio.gz [MODULE.ko|DIR ...]}
+# payload: the project's files the initramfs carries, as "SOURCE DEST-DIR"
+# (SOURCE relative to the top of the tree); initramfs.sh --list prints the
+# sources, which the Makefile's initramfs rule depends on.
+payload() {
+	(
+		cd "$TOP"
+		echo "qemu-images/init.sh /"
+		for f in tests/runner.sh tests/tap.sh tests/guest/*.sh tests/fio/*.fio; do
+			[ -e "$f" ] && echo "$f acomp/tests"
+		done
+		for f in guest/*.sh; do echo "$f acomp/lib"; done
+		for f in bench/guest.sh bench/fio/*.fio; do echo "$f acomp/bench"; done
+		for f in bench/scenarios/*.sh; do echo "$f acomp/bench/scenarios"; done
+	)
+}
+if [ "${1:-}" = --list ]; then
+	payload | cut -d' ' -f1
+	exit 0
+fi
+
+out=${1:?usage: initramfs.sh OUT.cpio.gz [MODULE.ko|DIR ...] | --list}
 shift
 need_pkgs busybox-static fio stress-ng cpio gzip bash e2fsprogs bc
 
@@ -66,12 +87,12 @@ if [ -d "$BUILD/linux/tools/testing/selftests/zram" ]; then
 fi
 [ -f "$BUILD/corpus.bin" ] && cp "$BUILD/corpus.bin" "$root/acomp/corpus.bin"
 
-install -m 755 "$TOP/qemu-images/init.sh" "$root/init"
-cp "$TOP"/tests/guest/*.sh "$root/acomp/tests/"
-cp "$TOP"/tests/runner.sh "$TOP"/tests/tap.sh "$root/acomp/tests/"
-cp "$TOP"/tests/fio/*.fio "$root/acomp/tests/" 2>/dev/null || true
-cp "$TOP"/bench/guest*.sh "$root/acomp/bench/" 2>/dev/null || true
-cp "$TOP"/bench/fio/*.fio "$root/acomp/bench/" 2>/dev/null || true
+payload | while read -r src dest; do
+	mkdir -p "$root/$dest"
+	cp "$TOP/$src" "$root/$dest/"
+done
+mv "$root/init.sh" "$root/init"
+chmod 755 "$root/init"
 
 find "$root" -exec touch -h -d @0 {} +
 (cd "$root" && find . -mindepth 1 | LC_ALL=C sort |

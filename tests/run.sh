@@ -41,16 +41,17 @@ truncate -s 512M "$rundir/swap.img"
 rm -f "$rundir/swap.img"
 
 # Host-side checks: the parsers against their fixtures, the accelerator
-# choice with what this boot recorded, who signs the series, and the kernel
-# variants with the run identity. They go in with the guest's results
+# choice with what this boot recorded, who signs the series, the kernel
+# variants with the run identity, and the scenarios of the matrix. They go in with the guest's results
 # (the outbox may be missing when the guest crashed).
-say "parsers against tests/fixtures; the accelerator choice; the series identity; kernel variants"
+say "parsers against tests/fixtures; the accelerator choice; the series identity; kernel variants; scenarios"
 {
 	python3 "$TOP/tests/tapcount.py" fixtures "$TOP/tests/fixtures"
 	python3 "$TOP/bench/report.py" selftest "$TOP/tests/fixtures/bench"
 	"$TOP/tests/accel.sh" "$kernel" "$rundir"
 	"$TOP/tests/identity.sh"
 	"$TOP/tests/variants.sh"
+	"$TOP/tests/scenarios.sh"
 } | awk '/^1\.\./ { next } /^(not )?ok [0-9]+/ { n++; sub(/ok [0-9]+/, "ok " n) } { print } END { print "1.." n }' \
 	>"$rundir/host-parsers.tap" || true
 mkdir -p "$rundir/outbox/tap"

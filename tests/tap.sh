@@ -4,6 +4,13 @@
 # plan last ("1..N"): a script that dies early has no plan, and the host driver
 # counts that as a failure.
 
+# The guest helpers every test may use (guest/: counters, cgroup pressure,
+# acompd's knobs); zram and zswap ones are sourced by the tests that need them
+# (/acomp/lib/zram.sh, /acomp/lib/zswap.sh).
+. /acomp/lib/stat.sh
+. /acomp/lib/cgroup.sh
+. /acomp/lib/acompd.sh
+
 TAP_N=0
 TAP_FAILED=0
 
@@ -41,11 +48,6 @@ tap_done() {
 	[ "$TAP_FAILED" -eq 0 ]
 }
 
-# Read one counter from /proc/vmstat.
-vmstat() {
-	awk -v k="$1" '$1 == k { print $2; f = 1 } END { if (!f) print "missing" }' /proc/vmstat
-}
-
 # cpu1_cycling CMD...: run CMD in the background while CPU 1 is taken offline
 # and back in a loop until CMD ends. Succeeds when CMD did, CPU 1 went offline
 # at least once and is online again; prints the number of cycles.
@@ -66,37 +68,3 @@ cpu1_cycling() {
 	echo "cpu1 offline/online cycles: $_n; exit: $(cat /tmp/cycling.rc)"
 	[ "$_n" -gt 0 ] && [ "$(cat /tmp/cycling.rc)" = 0 ] && [ "$(cat "$_cpu1")" = 1 ]
 }
-
-MEMSTRESS_CG=/sys/fs/cgroup/acomp-test
-# memstress_cg LIMIT ARGS...: memstress in a fresh cgroup limited to LIMIT;
-# output in /tmp/memstress.out, status returned. MEMSTRESS_ZSWAP_MAX sets the
-# cgroup's memory.zswap.max: 6.1's zswap charges its compressed pages to the
-# cgroup and writes nothing back for it, so without a bound the pool alone
-# can fill memory.max and the cgroup goes out of memory (seen: 24.2 MB of
-# zswap in a 24M cgroup); beyond the bound, pages go to the swap disk.
-memstress_cg() {
-	_limit=$1
-	shift
-	echo +memory >/sys/fs/cgroup/cgroup.subtree_control
-	mkdir -p "$MEMSTRESS_CG"
-	echo "$_limit" >"$MEMSTRESS_CG/memory.max"
-	if [ -n "${MEMSTRESS_ZSWAP_MAX:-}" ]; then
-		echo "$MEMSTRESS_ZSWAP_MAX" >"$MEMSTRESS_CG/memory.zswap.max" || return 1
-	fi
-	sh -c "echo \$\$ >$MEMSTRESS_CG/cgroup.procs && exec memstress $*" >/tmp/memstress.out 2>&1
-	_rc=$?
-	cat /tmp/memstress.out
-	rmdir "$MEMSTRESS_CG"
-	return $_rc
-}
-
-# acompd_caller_runs Y|N: acompd's caller-runs policy (N: every request to a
-# worker, the fully asynchronous behaviour); loads acompd if it is a module.
-acompd_caller_runs() {
-	modprobe acompd 2>/dev/null
-	echo "$1" >/sys/module/acompd/parameters/caller_runs &&
-		[ "$(cat /sys/module/acompd/parameters/caller_runs)" = "$1" ]
-}
-
-# acompd_stat NAME: one of acompd's debugfs counters.
-acompd_stat() { cat "/sys/kernel/debug/acompd/$1" 2>/dev/null || echo missing; }

@@ -5,7 +5,7 @@
 # switches to lz4 at run time, which releases the acompd pool (30-acompd
 # unloads the module).
 . /acomp/tests/tap.sh
-. /acomp/tests/zswap-lib.sh
+. /acomp/lib/zswap.sh
 
 boot_param() {
 	grep -o 'zswap[^ ]*' /proc/cmdline

@@ -2,7 +2,7 @@
 # zram as a block device, every compressor: fio writes 16 MiB (random 4 KiB,
 # then sequential 64 KiB), reads it back and checks every block's crc32c.
 . /acomp/tests/tap.sh
-. /acomp/tests/zram-lib.sh
+. /acomp/lib/zram.sh
 
 # fio_verify ALG RW BS: one write-then-verify pass over a fresh zram0.
 fio_verify() {

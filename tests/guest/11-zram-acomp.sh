@@ -7,7 +7,7 @@
 # (async_stat, async_depth and its limits, errors from mem_limit); reset and
 # hot_remove right after asynchronous writes.
 . /acomp/tests/tap.sh
-. /acomp/tests/zram-lib.sh
+. /acomp/lib/zram.sh
 
 # fio_data ALG RW BS SIZE DATA: one write-then-verify pass over a fresh zram0.
 # DATA: compressible (50%, crc32c), incompressible (random, crc32c), zero or

@@ -6,7 +6,7 @@
 # and verified by fio while idle marking, idle and huge writeback, or discard
 # of region A run in a loop beside it.
 . /acomp/tests/tap.sh
-. /acomp/tests/zram-lib.sh
+. /acomp/lib/zram.sh
 
 BACK=''
 

@@ -3,7 +3,7 @@
 # compressor and through acompd: memstress writes 64 MiB of mixed pages into
 # a 24 MiB cgroup and verifies every page it reads back.
 . /acomp/tests/tap.sh
-. /acomp/tests/zram-lib.sh
+. /acomp/lib/zram.sh
 
 # swap_run ALG [CALLER_RUNS]: acompd's caller_runs Y (default) or N (fully
 # asynchronous).

@@ -5,7 +5,7 @@
 # cgroup v2 memory.max with a page-verifying workload, and compressor and
 # zpool switched at run time under that load.
 . /acomp/tests/tap.sh
-. /acomp/tests/zswap-lib.sh
+. /acomp/lib/zswap.sh
 
 # refused NAME: setting compressor NAME fails with a message naming it, and
 # the compressor in use stays.

@@ -5,7 +5,7 @@
 # may go away meanwhile. Every page verified; the console must stay clean
 # (KASAN, lockdep, hung tasks).
 . /acomp/tests/tap.sh
-. /acomp/tests/zswap-lib.sh
+. /acomp/lib/zswap.sh
 
 WQ=/sys/devices/virtual/workqueue/acompd/cpumask
 

@@ -1,15 +1,17 @@
 # shellcheck shell=sh
-# zram helpers shared by the in-guest tests.
+# zram helpers for the guest, shared by the in-guest tests (tests/guest) and
+# the benchmark scenarios (bench/scenarios); installed as /acomp/lib/zram.sh.
 
 ZRAM=/sys/block/zram0
 
-# zram_setup ALG SIZE: reset zram0 and give it an algorithm and a disk size.
+# zram_setup ALG SIZE: reset zram0 and give it an algorithm and a disk size;
+# fails when the kernel lacks ALG (the write is refused) or did not select it.
 zram_setup() {
 	swapoff /dev/zram0 2>/dev/null
 	echo 1 >"$ZRAM/reset" || return 1
 	echo "$1" >"$ZRAM/comp_algorithm" || return 1
 	echo "$2" >"$ZRAM/disksize" || return 1
-	grep -q "\[$1\]" "$ZRAM/comp_algorithm"
+	grep -qF "[$1]" "$ZRAM/comp_algorithm"
 }
 
 zram_reset() {

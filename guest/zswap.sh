@@ -1,6 +1,8 @@
 # shellcheck shell=sh
-# zswap helpers shared by the in-guest tests. The swap disk is the second
-# virtio disk (tests/run.sh attaches it; the first is the results outbox).
+# zswap helpers for the guest, shared by the in-guest tests and the
+# benchmark scenarios; installed as /acomp/lib/zswap.sh. The swap disk is
+# the second virtio disk (tests/run.sh and bench.sh attach it; the first is
+# the results outbox).
 
 ZSWAP=/sys/module/zswap/parameters
 ZSWAP_DBG=/sys/kernel/debug/zswap
@@ -12,6 +14,13 @@ zswap_param() {
 }
 
 zswap_dbg() { cat "$ZSWAP_DBG/$1" 2>/dev/null || echo missing; }
+
+# zswap_stats: zswap's debugfs statistics, one "name value" per line.
+zswap_stats() {
+	for f in "$ZSWAP_DBG"/*; do
+		[ -f "$f" ] && echo "${f##*/} $(cat "$f")"
+	done
+}
 
 swapdisk_on() {
 	grep -q "^$SWAPDEV " /proc/swaps && return 0
