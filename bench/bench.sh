@@ -15,6 +15,11 @@
 #   LABEL=name    results go to results/<date>-<label>/ (default: default, full)
 #   GUEST_ARGS='ACOMP_FIO_LOOPS=3'  passed to the guest of every boot
 #   KEEP_RAW=1    leave raw/ as it is (default: raw.tar.xz once summarised)
+#   BENCH_DRY=1   print each scenario's plan (its matrix row as the guest
+#                 gets it) and boot nothing
+#   PLUGIN=build/plugin/insncount.so  count guest instructions per phase under
+#                 TCG (make bench sets it unless INSN=0; bench/insn.py turns
+#                 each boot's counts into raw/*/outbox/**/insn.txt)
 # The guest's vCPUs, RAM and second disk are the scenario's matrix columns
 # (GUEST_ARGS' ACOMP_GUEST_MEM= overrides its RAM); each boot's QEMU command
 # line is kept in raw/*/qemu-cmdline and the records carry it. Each boot's
@@ -79,7 +84,7 @@ spec() {
 				m = full != "" ? $8 : $7
 				if (modes != "") m = modes
 				line = $2 " " $3 " " $4 " " $5 " " $6 " " m
-				for (i = 10; i <= NF; i++) line = line " " $i
+				for (i = 9; i <= NF; i++) line = line " " $i
 				print line
 			}')
 	fi
@@ -109,6 +114,14 @@ guest_mem() {
 for name in "${names[@]}"; do
 	spec "$name" >/dev/null || exit 1
 done
+# BENCH_DRY=1: what each scenario's boots would get, and nothing booted.
+if [ -n "${BENCH_DRY:-}" ]; then
+	for name in "${names[@]}"; do
+		read -r gscen consumer vcpus rowmem disksize modes args <<<"$(spec "$name")"
+		echo "plan: $name guest=$gscen consumer=$consumer vcpus=$vcpus mem=$rowmem disk=$disksize modes=$modes args=${args:-}"
+	done
+	exit 0
+fi
 
 for k in "${kernels[@]}"; do
 	if [ ! -f "$BUILD/kernels/$k/arch/x86/boot/bzImage" ] || [ ! -f "$BUILD/initramfs-$k.cpio.gz" ] ||
@@ -120,6 +133,7 @@ done
 run=$TOP/results/$(date -u +%Y-%m-%d)-$label
 [ -e "$run" ] && run=$run-$(date -u +%H%M%S)
 mkdir -p "$run/raw" "$run/kernels"
+echo "$run" >"$BUILD/last-bench-run"
 
 for k in "${kernels[@]}"; do
 	cp "$BUILD/kernels/$k/.config" "$run/kernels/$k.config"
@@ -152,6 +166,7 @@ done
 	echo "series: $(series_patches | wc -l) patch(es), sha256 $(series_patches | sed "s|^|$TOP/patches/|" | xargs -r cat | sha256sum | cut -c1-16)"
 	echo "project: $(git -C "$TOP" describe --always --dirty 2>/dev/null || echo unknown)"
 	echo "accelerator: $accel"
+	echo "insn: $([ -n "${PLUGIN:-}" ] && echo "counted under TCG by $(basename "$PLUGIN")" || echo off)"
 	echo "guest: -accel ${accel%% *} -cpu $cpu_model, -smp and -m per scenario (bench/matrix VCPUS and MEM)"
 	ctl=$(variants_with control)
 	case " ${kernels[*]} " in *" $ctl "*) ;; *) ctl="none booted (the control, $ctl, is not in KERNELS)" ;; esac
@@ -193,16 +208,19 @@ for name in "${names[@]}"; do
 			out=$run/raw/$name-$k-${ALG:-all}-r$rep
 			# shellcheck disable=SC2086 # args: space-separated guest parameters
 			"$TOP/qemu-images/run.sh" -q -k "$BUILD/kernels/$k/arch/x86/boot/bzImage" \
-				-i "$BUILD/initramfs-$k.cpio.gz" -o "$out" -t 900 -m "$mem" -c "$vcpus" "${disk[@]}" \
+				-i "$BUILD/initramfs-$k.cpio.gz" -o "$out" -t 1800 -m "$mem" -c "$vcpus" "${disk[@]}" \
+				${PLUGIN:+-P "$PLUGIN"} \
 				-a "ACOMP_JOB=bench ACOMP_SCENARIO=$gscen ACOMP_ALG=${ALG:-lz4} ${algs[*]} ${args:-} ${GUEST_ARGS:-}" ||
 				echo "[bench] boot $i failed: $(cat "$out/status")"
+			python3 "$TOP/bench/insn.py" resolve "$BUILD/kernels/$k" "$out" ||
+				echo "[bench] boot $i: its instruction counts could not be resolved"
 			python3 "$TOP/bench/runinfo.py" write "$out" "label=$label" "scenario=$name" \
 				"guest_scenario=$gscen" "consumer=$consumer" "kernel=$k" \
 				"kernel_role=$(variant "$k" | awk '{ print $1 }')" \
 				"kernel_source=$(cat "$BUILD/kernels/$k/.acomp-source")" \
 				"kernel_release=$(cat "$BUILD/kernels/$k/include/config/kernel.release")" \
 				"rep=$rep" "modes=$modes" "args=${args:-} ${GUEST_ARGS:-}" "vcpus=$vcpus" "mem=$mem" \
-				"disk=$disksize" ||
+				"disk=$disksize" "insn=$(cat "$out/insn" 2>/dev/null || echo off)" ||
 				die "cannot write $out/run.json"
 		done
 	done

@@ -13,6 +13,7 @@
 # last CPU, the workload on the others: run it with "on"), ACOMP_HOG=N (N
 # busy loops: an artificially slowed variant).
 out=${1:-/out}
+OUTROOT=$out
 scenario=${ACOMP_SCENARIO:-zram-fio}
 alg=${ACOMP_ALG:-lz4}
 . /acomp/lib/stat.sh
@@ -29,6 +30,15 @@ snapshot() {
 	cat "$ZRAM/io_stat" >"$out/zram-io_stat.$1" 2>/dev/null
 	cat "$ZRAM/async_stat" >"$out/zram-async_stat.$1" 2>/dev/null
 	zswap_stats >"$out/zswap.$1"
+}
+
+# phase SUFFIX: the label of a counted phase (guest/stat.sh phase_begin):
+# OUT relative to the boot's output and SUFFIX, e.g. runs/2/swap, so that
+# the host's parser finds the phases of a run under its directory.
+phase() {
+	_p=${out#"$OUTROOT"}
+	_p=${_p#/}
+	echo "${_p:+$_p/}$1"
 }
 
 # algs: ACOMP_ALGS (comma-separated) or ACOMP_ALG, one per line.
@@ -100,7 +110,7 @@ CG=/sys/fs/cgroup/acomp-bench
 # (default 64M; "none": no cgroup, so the guest's RAM is the limit and
 # kswapd and the allocating tasks reclaim), on the workload's CPUs, its
 # output in OUT/OUTFILE (SWAP_OUT, default memstress.txt). The state is
-# snapshot right before and after CMD, so that swapoff (which reads back
+# snapshot right before and after CMD (the counted phase runs/N/swap), so that swapoff (which reads back
 # whatever else was swapped out) is not counted; what zram or zswap holds is
 # sampled every second (zram-mm_stat.loaded or zswap.loaded: the fullest
 # sample); the limit in memory.max, the cgroup's memory.events and
@@ -128,8 +138,10 @@ swap_load() {
 	) &
 	sampler=$!
 	snapshot before
+	phase_begin "$(phase swap)"
 	on sh -c "$CG_EXEC" sh "$cg" "$@" >"$out/${SWAP_OUT:-memstress.txt}" 2>&1
 	rc=$?
+	phase_end "$(phase swap)"
 	snapshot after
 	kill "$sampler"
 	wait "$sampler" 2>/dev/null
@@ -163,6 +175,7 @@ if [ ! -f "$script" ]; then
 	echo "ACOMP: bench: unknown scenario $scenario (no $script)"
 	exit 2
 fi
+insn_anchor
 offload || { echo "ACOMP: bench: offload setup failed"; exit 1; }
 # A deliberately slowed variant, for showing that make compare catches a
 # regression: ACOMP_HOG=N busy loops compete with the workload.

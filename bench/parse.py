@@ -199,6 +199,45 @@ def per_page(what, pages, cpu):
     return out
 
 
+def insn_phases(d):
+    """The counted phases of insn.txt in D (bench/insn.py resolve):
+    {label: {"total", "kernel", "groups": {group: n}, "funcs": {name: n}}}."""
+    out = {}
+    for line in (read(os.path.join(d, "insn.txt")) or "").splitlines():
+        f = line.split()
+        if len(f) == 4 and f[0] == "phase":
+            out[f[1]] = {"total": int(f[2]), "kernel": int(f[3]), "groups": {}, "funcs": {}}
+        elif len(f) == 4 and f[0] in ("group", "func") and f[1] in out:
+            out[f[1]][f[0] + "s"][f[2]] = int(f[3])
+    return out
+
+
+# Functions kept per phase in a record (the most instructions first).
+INSN_TOP = 60
+
+
+def insn_per_unit(rec, what, units, phase, unit="page"):
+    """Guest instructions per UNITS of WHAT (a 4 KiB page, or a request)
+    in the counted PHASE (insn_phases()): metrics WHAT.kinsn_per_UNIT (the
+    kernel's) and WHAT.insn_per_UNIT (all, user space included), and in
+    rec["insn"][WHAT] the kernel's split per UNIT by subsystem group and by
+    function (the INSN_TOP largest)."""
+    if not phase or units <= 0:
+        return
+    m = rec["metrics"]
+    m["%s.kinsn_per_%s" % (what, unit)] = {"value": round(phase["kernel"] / units, 1),
+                                          "unit": "insns", "better": "lower"}
+    m["%s.insn_per_%s" % (what, unit)] = {"value": round(phase["total"] / units, 1),
+                                         "unit": "insns", "better": "lower"}
+    if units == int(units):
+        units = int(units)
+    top = sorted(phase["funcs"].items(), key=lambda x: (-x[1], x[0]))[:INSN_TOP]
+    rec.setdefault("insn", {})[what] = {
+        unit + "s": units, "total": phase["total"], "kernel": phase["kernel"],
+        "groups": {g: round(n / units, 1) for g, n in sorted(phase["groups"].items())},
+        "funcs": {f: round(n / units, 1) for f, n in top}}
+
+
 def zswap_metrics(d):
     """zswap's debugfs counters over a run (files zswap.before/after, as
     "name value" lines) and its compression ratio at its fullest under load
@@ -291,7 +330,9 @@ def swap_load_metrics(d, rec, delta, cpu, secs):
             steal["pgsteal_direct"] = delta["pgsteal_anon"] + delta["pgsteal_file"] - delta["pgsteal_kswapd"]
         for k, v in steal.items():
             m["reclaim.%s_per_s" % k] = {"value": round(v / secs, 1), "unit": "pages/s", "better": "none"}
-    m.update(per_page("swap", delta.get("pswpout", 0) + delta.get("zswpout", 0), cpu))
+    pages = delta.get("pswpout", 0) + delta.get("zswpout", 0)
+    m.update(per_page("swap", pages, cpu))
+    insn_per_unit(rec, "swap", pages, insn_phases(d).get("swap"))
 
 
 def fio_run(d, rec):
@@ -301,9 +342,11 @@ def fio_run(d, rec):
         for f in sorted(f for f in os.listdir(d) if re.match(r"^fio(-.+)?\.json$", f)):
             fio = read(os.path.join(d, f))
             rec["metrics"].update(fio_metrics(fio))
+            counted = insn_phases(d)
             for job, pages in fio_pages(fio).items():
                 rec["metrics"].update(per_page(job, pages, cpu_delta(
                     os.path.join(d, "cpu.%s.before" % job), os.path.join(d, "cpu.%s.after" % job))))
+                insn_per_unit(rec, job, pages, counted.get("fio/" + job))
     rec["metrics"].update(system_metrics(d, False)[0])
 
 
@@ -359,8 +402,25 @@ def shmem_run(d, rec):
 
 
 def pagebench_boot(outbox, rec):
-    """pagebench: one record per algorithm of the boot (pagebench.txt)."""
-    return pagebench_records(rec, read(os.path.join(outbox, "pagebench.txt")) or "")
+    """pagebench: one record per algorithm of the boot (pagebench.txt), with
+    the instructions per request (compress and decompress) of each depth's
+    counted phase pagebench/ALG/dDEPTH."""
+    text = read(os.path.join(outbox, "pagebench.txt")) or ""
+    recs = pagebench_records(rec, text)
+    counted = insn_phases(outbox)
+    if counted:
+        requests = {}
+        for line in text.splitlines():
+            kv = dict(f.split("=", 1) for f in line.split()[1:] if "=" in f)
+            if line.startswith("pagebench: ") and kv.get("errors") == "0" and "requests" in kv:
+                key = (kv.get("alg"), kv.get("depth"))
+                requests[key] = requests.get(key, 0) + int(kv["requests"])
+        for r in recs:
+            for (alg, depth), n in sorted(requests.items()):
+                if alg == r["algorithm"]:
+                    insn_per_unit(r, "d%s" % depth, n, counted.get("pagebench/%s/d%s" % (alg, depth)),
+                                  unit="request")
+    return recs
 
 
 # Guest scenario (bench/scenarios/NAME.sh, the matrix's GUEST column) ->

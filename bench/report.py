@@ -11,6 +11,9 @@
     report.py pays RUNDIR        "when does asynchronous compression pay":
                                  acompd(X) against X per consumer and
                                  submitters (also at the end of summary.md)
+    report.py profile RUNDIR     per-function differences of guest kernel
+                                 instructions per page (or request): two
+                                 kernels, or acompd(X) against X on one
     report.py selftest DIR       the parsers against golden fixtures (TAP)
 
 The command line of the report; its jobs live beside it: parse.py (each
@@ -36,7 +39,7 @@ from parse import read
 from plots import plot
 from records import load_records
 from stats import (all_pays_lines, async_kernels, async_vs_sync, cell, compare, compare_normalized,
-                   group, kernel_order, summary_table)
+                   group, kernel_order, profile_lines, summary_table)
 
 def fixture_run_lines(rundir):
     """What selftest compares for a fixture run directory (raw/ as bench.sh
@@ -93,6 +96,11 @@ def scenario_fixture_lines(fdir, guest):
         out.append("%s status=%s submitters=%s consumer=%s" % (
             r["algorithm"], r["status"], r.get("submitters", "-"), r["consumer"]))
         out += ["- %s %g %s %s" % (k, v["value"], v["unit"], v["better"]) for k, v in sorted(r["metrics"].items())]
+        for what, ph in sorted((r.get("insn") or {}).items()):
+            out.append("- insn %s %s" % (what, " ".join(
+                "%s=%s" % (k, ph[k]) for k in sorted(ph) if k not in ("groups", "funcs"))))
+            out.append("  groups %s" % " ".join("%s=%g" % kv for kv in sorted(ph["groups"].items())))
+            out.append("  funcs %s" % " ".join("%s=%g" % kv for kv in list(ph["funcs"].items())[:5]))
     return out
 
 
@@ -209,6 +217,10 @@ def main(argv):
         return plot(argv[2])
     if len(argv) == 3 and argv[1] == "pays":
         return pays(argv[2])
+    if len(argv) == 3 and argv[1] == "profile":
+        lines = profile_lines(load_records(argv[2]))
+        print("\n".join(lines) if lines else "no counted phases in %s (run with the plugin)" % argv[2])
+        return 0 if lines else 1
     if len(argv) == 3 and argv[1] == "selftest":
         return selftest(argv[2])
     if len(argv) == 4 and argv[1] == "compare":

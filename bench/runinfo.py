@@ -11,7 +11,8 @@
 
 Fields bench.sh gives: scenario, guest_scenario, consumer, kernel,
 kernel_role, kernel_source, kernel_release, rep, modes (comma separated),
-args, vcpus, mem, label. The report (bench/report.py) reads run.json and
+args, vcpus, mem, disk, insn (whether the plugin counted the boot), label.
+The report (bench/report.py) reads run.json and
 never the directory's name, except through legacy_identity() for runs
 recorded before run.json existed (results/ up to 2026-12-05).
 """

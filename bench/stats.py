@@ -7,7 +7,7 @@ or on each run's kernel/control pair ratios)."""
 import re
 import statistics
 
-from records import load_records
+from records import load_facts, load_records
 
 def ok_metrics(recs):
     """(record, (scenario, consumer, mode, alg, metric), metric) for every
@@ -105,7 +105,8 @@ PAYS_SWAP = [
 ]
 # Columns of swap loads other than memstress's, shown only when a row has
 # them (zram-shmem: tmpfs pages written and read back).
-PAYS_SWAP_OPTIONAL = [("shmem.write_mib_s", "shmem write MiB/s"), ("shmem.read_mib_s", "shmem read MiB/s")]
+PAYS_SWAP_OPTIONAL = [("shmem.write_mib_s", "shmem write MiB/s"), ("shmem.read_mib_s", "shmem read MiB/s"),
+                      ("swap.kinsn_per_page", "kinsn/page")]
 
 
 PAYS_FIO_JOBS = ["seqwrite-64k", "randwrite-4k", "randread-4k", "randwrite-4k-qd16",
@@ -113,6 +114,8 @@ PAYS_FIO_JOBS = ["seqwrite-64k", "randwrite-4k", "randread-4k", "randwrite-4k-qd
 
 
 PAYS_FIO = [("bw", "MiB/s"), ("cpu_us_per_page", "CPU us/page"), ("ctxt_per_page", "ctxt/page")]
+# Shown only when a row has them (runs counted by the plugin).
+PAYS_FIO_OPTIONAL = [("kinsn_per_page", "kinsn/page")]
 
 
 def submitters_rank(sub):
@@ -158,15 +161,18 @@ def pays_lines(recs, kernel, name_it=False):
                              pays_pairs(g, scen, cons, alg, PAYS_SWAP + PAYS_SWAP_OPTIONAL, kernel)))
             elif cons == "zram-block":
                 for i, job in enumerate(PAYS_FIO_JOBS):
-                    pairs = pays_pairs(g, scen, cons, alg, [("%s.%s" % (job, m), c) for m, c in PAYS_FIO],
-                                       kernel)
+                    pairs = pays_pairs(g, scen, cons, alg, [("%s.%s" % (job, m), c)
+                                                            for m, c in PAYS_FIO + PAYS_FIO_OPTIONAL], kernel)
                     if any(p for _, p in pairs):
                         fio.append(((scen, i, x), [scen, job, shape, x], pairs))
     if not swap and not fio:
         return []
     # An optional column no row has is left out.
-    drop = {c for _, c in PAYS_SWAP_OPTIONAL if not any(p for _, _, pairs in swap for col, p in pairs if col == c)}
-    swap = [(k, labels, [(c, p) for c, p in pairs if c not in drop]) for k, labels, pairs in swap]
+    def keep(rows, optional):
+        drop = {c for _, c in optional if not any(p for _, _, pairs in rows for col, p in pairs if col == c)}
+        return [(k, labels, [(c, p) for c, p in pairs if c not in drop]) for k, labels, pairs in rows]
+    swap = keep(swap, PAYS_SWAP_OPTIONAL)
+    fio = keep(fio, PAYS_FIO_OPTIONAL)
     out = ["", "## When does asynchronous compression pay%s" % (": %s kernel" % kernel if name_it else ""), "",
            "acompd(X) against X on the %s kernel, measured in the same boots. Ratios are " % kernel +
            "acompd median / sync median: above 1 favours acompd for throughput (pages/s, MiB/s), "
@@ -175,6 +181,9 @@ def pays_lines(recs, kernel, name_it=False):
            "Reclaim rates and stalls are context: kswapd's share against the faulting tasks' "
            "(direct: pgsteal_anon + pgsteal_file - pgsteal_kswapd, memory.max reclaim included); "
            "allocstalls count global direct reclaim, memory.max events a cgroup's limit reclaim."]
+    if any(c == "kinsn/page" for _, _, pairs in swap + fio for c, _ in pairs):
+        out[-1] += (" kinsn/page: guest kernel instructions per page, counted by the TCG plugin "
+                    "(deterministic; bench/README.md, Instruction counts).")
     for title, head, rows in (("Swap", ["consumer", "submitters", "guest", "scenario", "X"], swap),
                               ("zram fio jobs (1 job)", ["scenario", "job", "guest", "X"], fio)):
         if not rows:
@@ -244,25 +253,83 @@ def judge(va, vb, better, noise):
     return ma, mb, ratio, verdict
 
 
+# The noise floor of instruction counts per page or request (metrics
+# *.kinsn_per_* and *.insn_per_*), from an A/A run: the same kernel and
+# scenario over 5 boots (bench/README.md, Instruction counts).
+INSN_NOISE = 0.01
+
+
+def is_insn(metric):
+    return re.search(r"\.k?insn_per_", metric) is not None
+
+
+def noise_of(metric, noise):
+    """Instruction counts have their own, measured, noise floor."""
+    return INSN_NOISE if is_insn(metric) else noise
+
+
+def verdict_counts(verdicts):
+    """The line that splits regressions by instrument, when a run has
+    instruction counts: [(metric, verdict)] -> lines."""
+    insn = [v for m, v in verdicts if is_insn(m)]
+    if not insn:
+        return []
+    return ["instruction counts: %d regression(s) of %d compared (noise floor %g); time and the rest: %d of %d" % (
+        insn.count("REGRESSION"), len(insn), INSN_NOISE,
+        sum(v == "REGRESSION" for m, v in verdicts if not is_insn(m)),
+        sum(1 for m, _ in verdicts if not is_insn(m)))]
+
+
+def counted_note(a, b):
+    """A note when one run was counted by the instruction-counting plugin
+    and the other not: the plugin slows the guest, so their times differ
+    by its overhead, not by the kernels."""
+    def insn(d):
+        facts = load_facts(d)
+        return "insn" in facts and not facts["insn"].startswith("off")
+    ia, ib = insn(a), insn(b)
+    if ia == ib:
+        return []
+    return ["note: %s was counted by the instruction-counting plugin and %s not: the plugin slows "
+            "the guest about 2x (bench/README.md, Instruction counts), so time verdicts between "
+            "them measure the plugin; compare runs made alike" % ((a, b) if ia else (b, a))]
+
+
 def compare(a, b, noise=0.03):
     """Ratios of B against A per metric and kernel. A change is flagged when
-    the median moves by more than the noise floor and the two runs' min-max
-    ranges do not overlap; a flagged change in the bad direction is a
-    regression."""
+    the median moves by more than the noise floor (instruction counts: their
+    own, INSN_NOISE) and the two runs' min-max ranges do not overlap; a
+    flagged change in the bad direction is a regression."""
     ga, ua = group(load_records(a))
     gb, _ = group(load_records(b))
+    # Two runs of one kernel each, different ones (base against a variant
+    # of it): that pair, named A->B.
+    ka = {k for v in ga.values() for k in v}
+    kb = {k for v in gb.values() for k in v}
+    if len(ka) == 1 and len(kb) == 1 and ka != kb:
+        name = "%s->%s" % (min(ka), min(kb))
+        ga = {key: {name: v[min(ka)]} for key, v in ga.items()}
+        gb = {key: {name: v[min(kb)]} for key, v in gb.items()}
+    for line in counted_note(a, b):
+        print(line)
     regressions = 0
     names = ["/".join(k) for k in set(ga) & set(gb)]
     width = max([len(n) for n in names] + [6])
-    print("%-*s %-8s %12s %12s %7s  %s" % (width, "metric", "kernel", "A median", "B median", "B/A", "verdict"))
+    kw = max([len(k) for v in ga.values() for k in v] + [8])
+    print("%-*s %-*s %12s %12s %7s  %s" % (width, "metric", kw, "kernel", "A median", "B median", "B/A", "verdict"))
+    verdicts = []
     for key in sorted(set(ga) & set(gb)):
         unit, better = ua[key]
         if better == "none":
             continue
         for kernel in sorted(set(ga[key]) & set(gb[key])):
-            ma, mb, ratio, verdict = judge(ga[key][kernel], gb[key][kernel], better, noise)
+            ma, mb, ratio, verdict = judge(ga[key][kernel], gb[key][kernel], better, noise_of(key[4], noise))
             regressions += verdict == "REGRESSION"
-            print("%-*s %-8s %12s %12s %7.3f  %s" % (width, "/".join(key), kernel, fmt(ma), fmt(mb), ratio, verdict))
+            verdicts.append((key[4], verdict))
+            print("%-*s %-*s %12s %12s %7.3f  %s" % (width, "/".join(key), kw, kernel, fmt(ma), fmt(mb), ratio,
+                                                     verdict))
+    for line in verdict_counts(verdicts):
+        print(line)
     print("%d regression(s)" % regressions)
     return 1 if regressions else 0
 
@@ -302,6 +369,8 @@ def compare_normalized(a, b, noise=0.03):
     if ca is None or ca != cb:
         print("compare --against-base: the runs' controls differ or are missing (A: %s, B: %s)" % (ca, cb))
         return 2
+    for line in counted_note(a, b):
+        print(line)
     keys = sorted(set(ra) & set(rb))
     kernels = sorted({k for _, k in keys})
     label = {key: "/".join(key[0]) + ("" if len(kernels) == 1 else " [%s]" % key[1]) for key in keys}
@@ -310,11 +379,84 @@ def compare_normalized(a, b, noise=0.03):
     print("%s pair ratios of each run (the %s kernel as control)" % (
         ", ".join("%s/%s" % (k, ca) for k in kernels) or "no", ca))
     print("%-*s %10s %10s %7s  %s" % (width, "metric", "A ratio", "B ratio", "B/A", "verdict"))
+    verdicts = []
     for key in keys:
         better = ua[key[0]][1]
-        ma, mb, ratio, verdict = judge(ra[key], rb[key], better, noise)
+        ma, mb, ratio, verdict = judge(ra[key], rb[key], better, noise_of(key[0][4], noise))
         regressions += verdict == "REGRESSION"
+        verdicts.append((key[0][4], verdict))
         print("%-*s %10.3f %10.3f %7.3f  %s" % (width, label[key], ma, mb, ratio, verdict))
+    for line in verdict_counts(verdicts):
+        print(line)
     print("%d regression(s)" % regressions)
     return 1 if regressions else 0
 
+
+
+def median(vals):
+    vals = sorted(vals)
+    n = len(vals)
+    return (vals[n // 2] + vals[(n - 1) // 2]) / 2 if n else None
+
+
+def profile_lines(recs, top=15):
+    """Per-function differences of kernel instructions per unit (page or
+    request) between two sides of a run's counted phases: two kernels
+    (the control and each other) for each mode, or, on one kernel, each
+    acompd(X) against X. Medians over repetitions; a function outside one
+    side's recorded top (parse.INSN_TOP) counts 0 there, marked "<"."""
+    side = {}
+    for r in recs:
+        if r["status"] != "ok":
+            continue
+        for what, ph in (r.get("insn") or {}).items():
+            key = (r["scenario"], what)
+            s = side.setdefault(key, {}).setdefault((r["kernel"], r["algorithm"]), [])
+            s.append(ph)
+    kernels = kernel_order(recs)
+    out = []
+    for (scen, what), sides in sorted(side.items()):
+        pairs = []
+        if len(kernels) > 1:
+            for alg in sorted({a for _, a in sides}):
+                for k in kernels[1:]:
+                    if (kernels[0], alg) in sides and (k, alg) in sides:
+                        pairs.append(((kernels[0], alg), (k, alg)))
+        else:
+            for k, alg in sorted(sides):
+                x = alg[len("acompd("):-1] if alg.startswith("acompd(") else None
+                if x and (k, x) in sides:
+                    pairs.append(((k, x), (k, alg)))
+        for a, b in pairs:
+            out += profile_pair(scen, what, a, sides[a], b, sides[b], top)
+    return out
+
+
+def profile_pair(scen, what, a, pa, b, pb, top):
+    unit = "request" if "requests" in pa[0] else "page"
+
+    def per(phs, part):
+        names = {n for ph in phs for n in ph[part]}
+        return {n: median([ph[part].get(n, 0) for ph in phs]) for n in names}, names
+
+    ka = median([ph["kernel"] / ph[unit + "s"] for ph in pa])
+    kb = median([ph["kernel"] / ph[unit + "s"] for ph in pb])
+    out = ["", "## %s %s: %s %s against %s %s (kernel instructions per %s, median of %d and %d)" % (
+        scen, what, b[0], b[1], a[0], a[1], unit, len(pb), len(pa)), "",
+        "total: %.0f -> %.0f (%+.0f, %+.2f%%)" % (ka, kb, kb - ka, 100 * (kb - ka) / ka if ka else 0), "",
+        "| group | %s | %s | change |" % ("/".join(a), "/".join(b)), "|---|---|---|---|"]
+    ga, _ = per(pa, "groups")
+    gb, _ = per(pb, "groups")
+    for g in sorted(set(ga) | set(gb), key=lambda g: -abs(gb.get(g, 0) - ga.get(g, 0))):
+        out.append("| %s | %.0f | %.0f | %+.0f |" % (g, ga.get(g, 0), gb.get(g, 0), gb.get(g, 0) - ga.get(g, 0)))
+    fa, na = per(pa, "funcs")
+    fb, nb = per(pb, "funcs")
+    floor_a = min((min(ph["funcs"].values()) for ph in pa if ph["funcs"]), default=0)
+    floor_b = min((min(ph["funcs"].values()) for ph in pb if ph["funcs"]), default=0)
+    out += ["", "| function | %s | %s | change |" % ("/".join(a), "/".join(b)), "|---|---|---|---|"]
+    rows = sorted(set(fa) | set(fb), key=lambda f: (-abs(fb.get(f, 0) - fa.get(f, 0)), f))[:top]
+    for f in rows:
+        va = "%.0f" % fa[f] if f in na else "<%.0f" % floor_a
+        vb = "%.0f" % fb[f] if f in nb else "<%.0f" % floor_b
+        out.append("| %s | %s | %s | %+.0f |" % (f, va, vb, fb.get(f, 0) - fa.get(f, 0)))
+    return out

@@ -2,9 +2,12 @@
 # Boot a kernel + initramfs in QEMU (KVM when it works, else TCG; ACCEL=tcg|kvm
 # forces one), always to power-off, and collect.
 # Usage: run.sh -k BZIMAGE -i INITRD -o OUTDIR [-t TIMEOUT_S] [-m MEM_MB]
-#               [-c CPUS] [-a 'EXTRA APPEND'] [-d DISK.img ...] [-q]
+#               [-c CPUS] [-a 'EXTRA APPEND'] [-d DISK.img ...] [-P PLUGIN.so] [-q]
 # OUTDIR gets: console.log, qemu-cmdline, accel (the accelerator and why), the
-# guest's results (outbox/), status.
+# guest's results (outbox/), status; with -P (the instruction-counting TCG
+# plugin, bench/plugin/insncount.c) under TCG, insn-sites.txt, its counts,
+# and ACOMP_INSN=1 on the guest's command line (guest/stat.sh phase_begin).
+# insn says whether the boot was counted.
 # Exit status: 0 clean run; 1 kernel splat on the console; 2 timeout (guest
 # hung); 3 the guest wrote no results; 4 QEMU failed. The reason is printed on
 # one line ("run: FAIL <reason>") and written to OUTDIR/status.
@@ -14,8 +17,9 @@ set -euo pipefail
 STAGE=run
 
 kernel='' initrd='' outdir='' timeout=1200 mem=1024 cpus=2 append='' quiet=0
+plugin=''
 disks=()
-while getopts 'k:i:o:t:m:c:a:d:q' opt; do
+while getopts 'k:i:o:t:m:c:a:d:P:q' opt; do
 	case $opt in
 	k) kernel=$OPTARG ;;
 	i) initrd=$OPTARG ;;
@@ -25,6 +29,7 @@ while getopts 'k:i:o:t:m:c:a:d:q' opt; do
 	c) cpus=$OPTARG ;;
 	a) append=$OPTARG ;;
 	d) disks+=("$OPTARG") ;;
+	P) plugin=$OPTARG ;;
 	q) quiet=1 ;;
 	*) exit 2 ;;
 	esac
@@ -34,7 +39,7 @@ done
 need_pkgs qemu-system-x86
 
 mkdir -p "$outdir"
-rm -rf "$outdir/outbox" "$outdir/status"
+rm -rf "$outdir/outbox" "$outdir/status" "$outdir/insn-sites.txt" "$outdir/insn"
 outbox=$outdir/outbox.img
 rm -f "$outbox"
 truncate -s 256M "$outbox"
@@ -51,6 +56,19 @@ cpu_model=max
 echo "$accel $accel_why" >"$outdir/accel"
 [ "$quiet" = 1 ] || say "accelerator: $accel $accel_why"
 
+# Instruction counts: a TCG plugin, so never under KVM.
+plugin_args=
+if [ -n "$plugin" ]; then
+	[ -f "$plugin" ] || die "no plugin $plugin (make builds it: build/plugin/insncount.so)"
+	if [ "$accel" = tcg ]; then
+		plugin_args="$plugin,out=$outdir/insn-sites.txt"
+		append="$append ACOMP_INSN=1"
+		echo "on $(basename "$plugin")" >"$outdir/insn"
+	else
+		echo "off: $accel runs no TCG plugin" >"$outdir/insn"
+	fi
+fi
+
 cmd=(qemu-system-x86_64 -accel "$accel" -cpu "$cpu_model" -smp "$cpus" -m "$mem"
 	-display none -monitor none -serial stdio -no-reboot
 	-kernel "$kernel" -initrd "$initrd"
@@ -59,6 +77,9 @@ cmd=(qemu-system-x86_64 -accel "$accel" -cpu "$cpu_model" -smp "$cpus" -m "$mem"
 for d in "${disks[@]}"; do
 	cmd+=(-drive "file=$d,format=raw,if=virtio,cache=unsafe")
 done
+if [ -n "$plugin_args" ]; then
+	cmd+=(-plugin "$plugin_args")
+fi
 printf '%q ' "${cmd[@]}" >"$outdir/qemu-cmdline"
 echo >>"$outdir/qemu-cmdline"
 qemu-system-x86_64 --version | head -1 >"$outdir/qemu-version"

@@ -42,9 +42,10 @@ rm -f "$rundir/swap.img"
 
 # Host-side checks: the parsers against their fixtures, the accelerator
 # choice with what this boot recorded, who signs the series, the kernel
-# variants with the run identity, and the scenarios of the matrix. They go in with the guest's results
-# (the outbox may be missing when the guest crashed).
-say "parsers against tests/fixtures; the accelerator choice; the series identity; kernel variants; scenarios"
+# variants with the run identity, the scenarios of the matrix, and a short
+# boot counted by the instruction-counting plugin. They go in with the
+# guest's results (the outbox may be missing when the guest crashed).
+say "parsers against tests/fixtures; the accelerator choice; the series identity; kernel variants; scenarios; instruction counts"
 {
 	python3 "$TOP/tests/tapcount.py" fixtures "$TOP/tests/fixtures"
 	python3 "$TOP/bench/report.py" selftest "$TOP/tests/fixtures/bench"
@@ -52,6 +53,8 @@ say "parsers against tests/fixtures; the accelerator choice; the series identity
 	"$TOP/tests/identity.sh"
 	"$TOP/tests/variants.sh"
 	"$TOP/tests/scenarios.sh"
+	python3 "$TOP/bench/insn.py" selftest "$TOP/tests/fixtures/bench/insn"
+	"$TOP/tests/insn.sh" "$kernel" "$initrd" "${PLUGIN:-$BUILD/plugin/insncount.so}"
 } | awk '/^1\.\./ { next } /^(not )?ok [0-9]+/ { n++; sub(/ok [0-9]+/, "ok " n) } { print } END { print "1.." n }' \
 	>"$rundir/host-parsers.tap" || true
 mkdir -p "$rundir/outbox/tap"

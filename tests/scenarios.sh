@@ -47,6 +47,17 @@ refused 'x zram-swap zram-swap 2 lots - lz4 lz4' "scenario zram-swap: MEM 'lots'
 	"make bench refuses a row whose memory is not a size"
 refused 'x zswap-swap zswap-swap 2 1024M big lz4 lz4' "scenario zswap-swap: DISK 'big'" \
 	"make bench refuses a row whose disk is neither - nor a size"
+# What each row's boots get is the row: its guest script, consumer, shape,
+# modes and every one of its parameters (BENCH_DRY=1 plans, boots nothing).
+wrong=
+while read -r name gscen consumer vcpus mem disk modes full args; do
+	plan=$(BENCH_DRY=1 KERNELS=base SCENARIOS=$name "$TOP/bench/bench.sh" 2>&1)
+	want="plan: $name guest=$gscen consumer=$consumer vcpus=$vcpus mem=$mem disk=$disk modes=$modes args=$args"
+	[ "$plan" = "$want" ] || wrong+=" [$plan] want [$want];"
+	: "$full"
+done < <(rows | awk '{ printf "%s", $1; for (i = 2; i <= NF; i++) printf " %s", $i; print "" }')
+[ -z "$wrong" ] && [ "$(rows | wc -l)" -gt 5 ]
+result $? "every matrix row reaches its boots whole: guest, consumer, shape, modes and all its parameters" "$wrong"
 out=$(SCENARIOS=no-such-scenario KERNELS=base "$TOP/bench/bench.sh" 2>&1)
 [ $? != 0 ] && [[ $out == *"unknown scenario 'no-such-scenario'; bench/matrix has: zram-fio"* ]]
 result $? "make bench refuses an unknown scenario, naming the matrix's" "$out"

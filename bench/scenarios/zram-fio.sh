@@ -3,7 +3,8 @@
 # algorithm, bench/fio/zram-write.fio one job at a time (ACOMP_FIO_JOBS=a,b:
 # only those, in that order; ACOMP_FIO_LOOPS=N: each job N times), on the
 # workload's CPUs. Per algorithm in OUT/runs/N/: fio-JOB.json and
-# cpu.JOB.before/after (CPU time and context switches around each job), and
+# cpu.JOB.before/after (CPU time and context switches around each job; the
+# counted phase runs/N/fio/JOB), and
 # the snapshot before and after all jobs. Parser: bench/parse.py fio_run.
 
 FIO_FILE=/acomp/bench/zram-write.fio
@@ -14,8 +15,10 @@ run_fio() {
 	snapshot before
 	for j in $jobs; do
 		cpustat >"$out/cpu.$j.before"
+		phase_begin "$(phase "fio/$j")"
 		ACOMP_FIO_LOOPS=${ACOMP_FIO_LOOPS:-1} on fio --output-format=json \
 			--output="$out/fio-$j.json" --section="$j" "$FIO_FILE" || rc=1
+		phase_end "$(phase "fio/$j")"
 		cpustat >"$out/cpu.$j.after"
 	done
 	snapshot after

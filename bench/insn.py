@@ -1,0 +1,267 @@
+#!/usr/bin/env python3
+"""Guest instruction counts (bench/plugin/insncount.c), from block start
+addresses to kernel functions and subsystem groups.
+
+  insn.py resolve KDIR BOOTDIR
+      BOOTDIR/insn-sites.txt (the plugin's output) with the kernel's
+      System.map (KDIR, a kernel build directory), the guest's anchor of
+      where its text was placed (outbox/insn-anchor: KASLR) and its
+      modules' symbols (outbox/insn-modsyms) -> insn.txt of every counted
+      phase: a phase labelled runs/N/REST goes to outbox/runs/N/insn.txt as
+      REST, any other to outbox/insn.txt. The sites file is removed.
+  insn.py groups KDIR
+      the symbol -> group table of a kernel, for reading.
+  insn.py selftest DIR
+      resolve on a fixture (DIR/kdir, DIR/boot) against DIR/expected (TAP).
+
+insn.txt, per phase:
+  phase LABEL TOTAL KERNEL          instructions of all vCPUs, all and kernel
+  group LABEL GROUP COUNT           kernel instructions per subsystem group
+  func LABEL FUNCTION COUNT         per function, those of at least 0.01% of
+                                    the phase's kernel instructions (the
+                                    rest in the pseudo-function "(small)")
+
+Groups come from where a function is defined: the object file of the kernel
+build that defines it (nm), matched against GROUPS in order.
+"""
+
+import bisect
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+# (group, object path prefixes) in order: the first match names the group.
+GROUPS = [
+    ("zram", ("drivers/block/zram/",)),
+    ("zsmalloc", ("mm/zsmalloc.o",)),
+    ("zswap", ("mm/zswap.o", "mm/zpool.o", "mm/zbud.o", "mm/z3fold.o")),
+    ("acompd", ("crypto/acompd",)),
+    ("crypto", ("crypto/",)),
+    ("lz4", ("lib/lz4/",)),
+    ("zstd", ("lib/zstd/",)),
+    ("lzo", ("lib/lzo/",)),
+    ("reclaim+swap", ("mm/vmscan.o", "mm/swap", "mm/page_io.o", "mm/rmap.o",
+                      "mm/workingset.o", "mm/memcontrol.o", "mm/vmpressure.o")),
+    ("mm", ("mm/",)),
+    ("block", ("block/",)),
+    ("sched+wq", ("kernel/sched/", "kernel/workqueue.o", "kernel/kthread.o")),
+    ("irq+timer", ("kernel/irq/", "kernel/time/", "kernel/softirq.o", "arch/x86/kernel/apic/",
+                   "arch/x86/kernel/irq", "arch/x86/kernel/tsc", "drivers/clocksource/")),
+    ("locking", ("kernel/locking/",)),
+    ("entry+lib", ("arch/x86/entry/", "arch/x86/lib/", "lib/")),
+    ("fs", ("fs/",)),
+]
+OTHER = "other"
+MODULE_GROUP = "module"
+SMALL = 1e-4
+TEXT = set("tTwW")
+
+
+def group_of(path):
+    for name, prefixes in GROUPS:
+        if path.startswith(prefixes):
+            return name
+    return OTHER
+
+
+def object_groups(kdir):
+    """{symbol: group} from the objects of a kernel build: the deepest
+    object defining a text symbol wins (composite objects repeat their
+    parts' symbols); a static name defined in several files of different
+    groups is "ambiguous"."""
+    cache = os.path.join(kdir, "insn-groups.txt")
+    smap = os.path.join(kdir, "System.map")
+    if os.path.exists(cache) and os.path.getmtime(cache) >= os.path.getmtime(smap):
+        with open(cache, encoding="utf-8") as f:
+            return dict(line.split() for line in f if line.strip())
+    objs = []
+    for root, dirs, files in os.walk(kdir):
+        dirs[:] = [x for x in dirs if x not in ("modroot", "usr", "scripts", "tools", ".tmp_versions")]
+        for fn in files:
+            if fn.endswith(".o") and not fn.endswith(".mod.o") and not fn.startswith(("built-in", ".")):
+                objs.append(os.path.relpath(os.path.join(root, fn), kdir))
+    best = {}
+    for i in range(0, len(objs), 200):
+        chunk = objs[i:i + 200]
+        out = subprocess.run(["nm", "--defined-only", "-A"] + chunk, cwd=kdir,
+                             capture_output=True, text=True, check=False).stdout
+        for line in out.splitlines():
+            # path.o: addr type name
+            m = re.match(r"^(.*?):\s*[0-9a-f]*\s+([A-Za-z])\s+(\S+)$", line)
+            if not m or m.group(2) not in TEXT:
+                continue
+            path, sym = m.group(1), m.group(3)
+            g = group_of(path)
+            depth = path.count("/")
+            if sym not in best or depth > best[sym][0]:
+                best[sym] = (depth, g, path)
+            elif depth == best[sym][0] and best[sym][1] != g:
+                best[sym] = (depth, "ambiguous", path)
+    groups = {s: v[1] for s, v in best.items()}
+    with open(cache + ".tmp", "w", encoding="utf-8") as f:
+        for s in sorted(groups):
+            f.write("%s %s\n" % (s, groups[s]))
+    os.replace(cache + ".tmp", cache)
+    return groups
+
+
+def system_map(kdir):
+    """Sorted [(address, name)] of the kernel's text symbols."""
+    syms = []
+    with open(os.path.join(kdir, "System.map"), encoding="utf-8") as f:
+        for line in f:
+            a, t, name = line.split()[:3]
+            if t in TEXT:
+                syms.append((int(a, 16), name))
+    syms.sort()
+    return syms
+
+
+class Resolver:
+    """Runtime kernel address -> (function, group)."""
+
+    def __init__(self, kdir, anchor, modsyms):
+        syms = system_map(kdir)
+        link = dict((n, a) for a, n in syms)
+        off = 0
+        for line in anchor.splitlines():
+            f = line.split()
+            if len(f) >= 3 and f[2] == "_stext" and "_stext" in link:
+                off = int(f[0], 16) - link["_stext"]
+        self.end = link.get("_etext", 0) + off
+        self.addrs = [a + off for a, _ in syms]
+        self.names = [n for _, n in syms]
+        self.groups = object_groups(kdir)
+        # Modules: their text symbols when the phase ended.
+        self.mods = {}
+        for line in modsyms.splitlines():
+            f = line.split()
+            if len(f) >= 5:
+                self.mods.setdefault(f[0], []).append((int(f[1], 16), "%s%s" % (f[3], f[4])))
+        for v in self.mods.values():
+            v.sort()
+
+    def __call__(self, addr, label):
+        if self.addrs and self.addrs[0] <= addr < self.end:
+            i = bisect.bisect_right(self.addrs, addr) - 1
+            name = self.names[i]
+            return name, self.groups.get(name, OTHER)
+        mods = self.mods.get(label, [])
+        i = bisect.bisect_right(mods, (addr, "\xff")) - 1
+        if i >= 0:
+            return mods[i][1], MODULE_GROUP
+        return "(unknown)", OTHER
+
+
+def read(path):
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
+def phases(text):
+    """[(label, total, kernel, {vaddr: count})] of the plugin's output."""
+    out, cur = [], None
+    for line in text.splitlines():
+        f = line.split()
+        if not f:
+            continue
+        if f[0] == "phase" and len(f) == 2:
+            cur = (f[1], {})
+        elif f[0] == "site" and cur and len(f) == 3:
+            cur[1][int(f[1], 16)] = int(f[2])
+        elif f[0] == "end" and cur and len(f) == 4 and f[1] == cur[0]:
+            out.append((cur[0], int(f[2]), int(f[3]), cur[1]))
+            cur = None
+    return out
+
+
+def resolve(kdir, boot):
+    sites = os.path.join(boot, "insn-sites.txt")
+    text = read(sites)
+    outbox = os.path.join(boot, "outbox")
+    res = Resolver(kdir, read(os.path.join(outbox, "insn-anchor")),
+                   read(os.path.join(outbox, "insn-modsyms")))
+    files = {}
+    for label, total, kernel, counts in phases(text):
+        funcs, groups = {}, {}
+        for addr, n in counts.items():
+            name, g = res(addr, label)
+            funcs[name] = funcs.get(name, 0) + n
+            groups[g] = groups.get(g, 0) + n
+        m = re.match(r"^runs/(\d+)/(.+)$", label)
+        where, short = (os.path.join(outbox, "runs", m.group(1)), m.group(2)) if m else (outbox, label)
+        lines = files.setdefault(where, [])
+        lines.append("phase %s %d %d" % (short, total, kernel))
+        for g, n in sorted(groups.items(), key=lambda x: -x[1]):
+            lines.append("group %s %s %d" % (short, g, n))
+        small = 0
+        for name, n in sorted(funcs.items(), key=lambda x: (-x[1], x[0])):
+            if n >= SMALL * kernel:
+                lines.append("func %s %s %d" % (short, name, n))
+            else:
+                small += n
+        if small:
+            lines.append("func %s (small) %d" % (short, small))
+    for where, lines in files.items():
+        os.makedirs(where, exist_ok=True)
+        with open(os.path.join(where, "insn.txt"), "w", encoding="utf-8") as f:
+            f.write("\n".join(lines) + "\n")
+    if "exit " not in text:
+        print("insn: %s: the plugin wrote no exit line (QEMU killed?)" % sites, file=sys.stderr)
+    os.remove(sites)
+    return sum(len(v) for v in files.values())
+
+
+def selftest(d):
+    """resolve() on the fixture D (kdir/: System.map and its group table;
+    boot/: the plugin's sites and the guest's anchor and module symbols):
+    the insn.txt files it writes against D/expected ("== PATH" headers)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        shutil.copytree(os.path.join(d, "kdir"), os.path.join(tmp, "kdir"))
+        shutil.copytree(os.path.join(d, "boot"), os.path.join(tmp, "boot"))
+        # The group table is the kernel's cache: newer than System.map.
+        smap = os.path.join(tmp, "kdir", "System.map")
+        os.utime(smap, (1, 1))
+        resolve(os.path.join(tmp, "kdir"), os.path.join(tmp, "boot"))
+        got = []
+        for root, _, files in sorted(os.walk(os.path.join(tmp, "boot"))):
+            for fn in sorted(files):
+                if fn == "insn.txt":
+                    path = os.path.join(root, fn)
+                    got.append("== " + os.path.relpath(path, os.path.join(tmp, "boot")))
+                    got += read(path).splitlines()
+        gone = not os.path.exists(os.path.join(tmp, "boot", "insn-sites.txt"))
+    want = read(os.path.join(d, "expected")).splitlines()
+    print("%s 1 - insn.py: block counts resolved to functions and groups per phase (KASLR, "
+          "modules, runs/N, small functions)" % ("ok" if got == want else "not ok"))
+    if got != want:
+        print("# got\n#   " + "\n#   ".join(got))
+    print("%s 2 - insn.py: the plugin's sites file is removed once resolved" % ("ok" if gone else "not ok"))
+    print("1..2")
+    return 0 if got == want and gone else 1
+
+
+def main(argv):
+    if len(argv) == 4 and argv[1] == "resolve":
+        if not os.path.exists(os.path.join(argv[3], "insn-sites.txt")):
+            return 0
+        resolve(argv[2], argv[3])
+        return 0
+    if len(argv) == 3 and argv[1] == "selftest":
+        return selftest(argv[2])
+    if len(argv) == 3 and argv[1] == "groups":
+        for s, g in sorted(object_groups(argv[2]).items()):
+            print(s, g)
+        return 0
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# The instruction-counting plugin (bench/plugin/insncount.c), as TAP: it
+# builds (make's prerequisite), loads into QEMU, and counts a short boot of
+# tests/guest/04-insn-phases.sh: both marker phases present, their counts
+# non-zero with kernel < total, the tmpfs phase mostly kernel and the user
+# loop mostly not, the kernel's functions named through System.map
+# (bench/insn.py). Under KVM no plugin runs: the checks say so and fail,
+# since make test's machines run TCG.
+# Usage: tests/insn.sh KERNEL INITRD PLUGIN.so
+set -uo pipefail
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+
+# shellcheck source=tests/host-tap.sh
+. "$TOP/tests/host-tap.sh"
+TAP_PREFIX=insn
+kernel=${1:?usage: tests/insn.sh KERNEL INITRD PLUGIN.so}
+initrd=${2:?usage: tests/insn.sh KERNEL INITRD PLUGIN.so}
+plugin=${3:?usage: tests/insn.sh KERNEL INITRD PLUGIN.so}
+kdir=$(cd "$(dirname "$kernel")/../../.." && pwd)
+BUILD=${BUILD:-$TOP/build}
+out=$BUILD/test-runs/insn
+rm -rf "$out"
+
+result "$([ -f "$plugin" ]; echo $?)" "the plugin is built ($plugin)"
+"$TOP/qemu-images/run.sh" -q -k "$kernel" -i "$initrd" -o "$out" -t 600 -m 512 -c 2 -P "$plugin" \
+	-a "ACOMP_JOB=test ACOMP_TESTS=04-insn-phases ACOMP_TEST_TIMEOUT=300" >"$out.log" 2>&1
+rc=$?
+result "$rc" "a counted boot ran clean" "$(cat "$out/status" 2>/dev/null)"
+result "$(grep -q '^on ' "$out/insn" 2>/dev/null; echo $?)" "run.sh loaded the plugin under TCG" \
+	"insn: $(cat "$out/insn" 2>/dev/null)"
+result "$(grep -q '^exit [1-9][0-9]* [1-9][0-9]* [1-9]' "$out/insn-sites.txt" 2>/dev/null; echo $?)" \
+	"the plugin wrote its run totals at exit" "$(tail -1 "$out/insn-sites.txt" 2>/dev/null)"
+python3 "$TOP/bench/insn.py" resolve "$kdir" "$out"
+result "$([ -f "$out/outbox/insn.txt" ] && [ ! -f "$out/insn-sites.txt" ]; echo $?)" \
+	"bench/insn.py resolved the sites into insn.txt"
+
+# phase LABEL TOTAL KERNEL; group LABEL GROUP N; func LABEL NAME N
+p() { awk -v l="$1" '$1 == "phase" && $2 == l { print $3, $4 }' "$out/outbox/insn.txt" 2>/dev/null; }
+read -r tt tk <<<"$(p insn-tmpfs)"
+read -r ut uk <<<"$(p insn-user)"
+result "$([ -n "${tt:-}" ] && [ -n "${ut:-}" ]; echo $?)" "both marker phases are present" \
+	"insn-tmpfs: ${tt:-missing} ${tk:-}; insn-user: ${ut:-missing} ${uk:-}"
+result "$([ "${tk:-0}" -gt 0 ] && [ "${tk:-0}" -lt "${tt:-0}" ] && [ "${uk:-0}" -gt 0 ] && [ "${uk:-0}" -lt "${ut:-0}" ]; echo $?)" \
+	"counts are non-zero and kernel < total in both" "tmpfs $tk/$tt, user $uk/$ut"
+result "$([ $((${tk:-0} * 2)) -gt "${tt:-0}" ] && [ $((${uk:-0} * 2)) -lt "${ut:-0}" ]; echo $?)" \
+	"16 MiB to tmpfs is mostly kernel, a user loop mostly not" "tmpfs $tk/$tt, user $uk/$ut"
+named=$(awk '$1 == "func" && $2 == "insn-tmpfs" && $3 !~ /^\(/ { n += $4 } END { print n + 0 }' "$out/outbox/insn.txt" 2>/dev/null)
+result "$([ "${named:-0}" -gt $((${tk:-0} / 2)) ]; echo $?)" \
+	"most of the tmpfs phase's kernel instructions fall in named functions" "$named of $tk"
+result "$(awk '$1 == "group" && $2 == "insn-tmpfs" && ($3 == "mm" || $3 == "fs" || $3 == "entry+lib") { f = 1 } END { exit !f }' "$out/outbox/insn.txt" 2>/dev/null; echo $?)" \
+	"the tmpfs phase's kernel time is attributed to mm, fs or copy groups"
+tap_plan
