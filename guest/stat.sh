@@ -21,17 +21,48 @@ uptime_cs() {
 # phase_begin LABEL / phase_end LABEL: mark a counted phase for the
 # instruction-counting plugin (bench/plugin/insncount.c) when the boot has it
 # (ACOMP_INSN=1 on the command line); nothing otherwise. LABEL: printable, no
-# spaces, at most 120 bytes. phase_end also records the loaded modules' text
-# symbols in /out/insn-modsyms, so that the host can name their functions.
+# spaces, at most 120 bytes; work it out before phase_begin (a command
+# substitution forks, which the phase would count). phase_end also records
+# the loaded modules' text symbols in /out/insn-modsyms, so that the host can
+# name their functions. After insn_serve, the markers run in its server
+# through builtins only; else an icmark process runs per marker.
 phase_begin() {
 	[ "${ACOMP_INSN:-0}" = 1 ] || return 0
-	icmark begin "$1"
+	icmark_do begin "$1"
 }
 
 phase_end() {
 	[ "${ACOMP_INSN:-0}" = 1 ] || return 0
-	icmark end "$1"
+	icmark_do end "$1" || return 1
 	grep -E '^[0-9a-f]+ [tT] .*\[' /proc/kallsyms | sed "s|^|$1 |" >>/out/insn-modsyms
+}
+
+icmark_do() {
+	if [ "${ICMARK_SERVED:-0}" = 1 ]; then
+		echo "$1 $2" >&8 || return 1
+		# shellcheck disable=SC3045 # busybox ash's read has -t
+		if ! read -t 30 -r _icm <&9; then
+			echo "icmark: no answer from the server" >&2
+			return 1
+		fi
+		[ "$_icm" = ok ] || { echo "icmark: $_icm" >&2; return 1; }
+	else
+		icmark "$1" "$2"
+	fi
+}
+
+# insn_serve: with ACOMP_INSN=1, start an icmark server (icmark serve) for
+# this shell's phases, on FIFOs held open read-write on fds 8 and 9 (so
+# that no open blocks), and mark an empty phase, insn-empty: the cost of
+# marking itself, the floor of every phase's count.
+insn_serve() {
+	[ "${ACOMP_INSN:-0}" = 1 ] || return 0
+	rm -f /tmp/icmark.in /tmp/icmark.out
+	mkfifo /tmp/icmark.in /tmp/icmark.out || return 1
+	icmark serve <>/tmp/icmark.in 1<>/tmp/icmark.out &
+	exec 8<>/tmp/icmark.in 9<>/tmp/icmark.out
+	ICMARK_SERVED=1
+	phase_begin insn-empty && phase_end insn-empty
 }
 
 # insn_anchor: where the kernel's text was placed (KASLR), for the host.

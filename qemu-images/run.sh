@@ -39,7 +39,7 @@ done
 need_pkgs qemu-system-x86
 
 mkdir -p "$outdir"
-rm -rf "$outdir/outbox" "$outdir/status" "$outdir/insn-sites.txt" "$outdir/insn"
+rm -rf "$outdir/outbox" "$outdir/status" "$outdir/insn-sites.txt" "$outdir/insn-sites.txt.gz" "$outdir/insn"
 outbox=$outdir/outbox.img
 rm -f "$outbox"
 truncate -s 256M "$outbox"

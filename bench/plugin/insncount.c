@@ -19,10 +19,13 @@
  * Counting is exact under multi-threaded TCG: every vCPU has its own
  * counters, written only by the thread that runs that vCPU; a marker reads
  * the other vCPUs' counters with relaxed atomic loads (each load is exact;
- * the other vCPUs simply keep running while the snapshot is taken). A block
- * is counted whole when it starts executing (QEMU 7.2's block callback), so
- * a block left early by an exception counts its remaining instructions:
- * deterministic, and small against a page's cost.
+ * the other vCPUs simply keep running while the snapshot is taken: what
+ * they execute meanwhile falls on either side of the phase's boundary; see
+ * phase_end() for how its sites and totals are made to agree). A block is
+ * counted whole when it starts executing (QEMU 7.2's block callback): a block left early by an exception (a page fault in its
+ * middle) counts the instructions it did not execute, and the ones it did
+ * again when it is re-executed after the fault. The overcount is at most one
+ * block per exception: deterministic, and small against a page's cost.
  *
  * Arguments: out=FILE (required): one "phase" record per ended phase.
  *
@@ -30,7 +33,10 @@
  *	phase LABEL
  *	vcpu N TOTAL KERNEL		one per vCPU
  *	site 0xVADDR COUNT		kernel instructions by block start
- *	end LABEL TOTAL KERNEL
+ *	unsited COUNT			kernel instructions of blocks that
+ *					found the site table full (if any)
+ *	end LABEL TOTAL KERNEL		KERNEL: the sum of the sites and
+ *					unsited; TOTAL: KERNEL and user space
  * and at exit "exit TOTAL KERNEL SITES OVERFLOW" for the whole run.
  */
 #include <inttypes.h>
@@ -53,12 +59,14 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 struct vcpu {
 	uint64_t total;
 	uint64_t kernel;
+	uint64_t unsited;	/* kernel, in blocks without a site */
 	uint64_t *site;		/* [MAX_SITES], zeroed pages until touched */
 } __attribute__((aligned(64)));
 
 struct block {
 	uint32_t n;		/* instructions */
-	uint32_t site;		/* NO_SITE for user space */
+	uint32_t site;		/* NO_SITE: the table was full */
+	bool kernel;
 };
 
 struct marker {
@@ -71,6 +79,7 @@ struct phase {
 	uint32_t nsites;	/* sites that existed when it began */
 	uint64_t *total;	/* [nvcpus] at begin */
 	uint64_t *kernel;
+	uint64_t unsited;	/* summed over vCPUs at begin */
 	uint64_t *site;		/* [nsites] summed over vCPUs at begin */
 };
 
@@ -105,10 +114,13 @@ static void vcpu_block(unsigned int idx, void *udata)
 	struct vcpu *v = &vcpus[idx];
 
 	add(&v->total, b->n);
-	if (b->site != NO_SITE) {
-		add(&v->kernel, b->n);
+	if (!b->kernel)
+		return;
+	add(&v->kernel, b->n);
+	if (b->site != NO_SITE)
 		add(&v->site[b->site], b->n);
-	}
+	else
+		add(&v->unsited, b->n);
 }
 
 /* Caller holds lock. */
@@ -173,47 +185,70 @@ static void phase_begin(const char *label)
 		p->total[c] = rd(&vcpus[c].total);
 		p->kernel[c] = rd(&vcpus[c].kernel);
 	}
+	for (int c = 0; c < nvcpus; c++)
+		p->unsited += rd(&vcpus[c].unsited);
 	for (uint32_t s = 0; s < p->nsites; s++)
 		p->site[s] = site_sum(s);
 	phases[i] = p;
 }
 
-/* Caller holds lock. The most recently begun open phase of that label. */
+/*
+ * Caller holds lock. The most recently begun open phase of that label. The
+ * counters are read in one pass before anything is printed; still, the
+ * other vCPUs run on while it is read (longer when the host preempts this
+ * thread), so a vCPU's total and its sites, read moments apart, need not
+ * agree. The phase's KERNEL is therefore the sum of its sites (and of the
+ * unsited blocks), and its TOTAL that plus the user-space instructions: a
+ * function breakdown that adds up to the kernel count. The "vcpu" lines are
+ * the counters as read.
+ */
 static void phase_end(const char *label)
 {
-	uint64_t total = 0, kernel = 0;
+	uint64_t user = 0, kernel = 0, unsited = 0;
 	uint32_t now = __atomic_load_n(&nsites, __ATOMIC_ACQUIRE);
+	uint64_t *site = calloc(now + 1, sizeof(uint64_t));
 	struct phase *p;
 	int i;
 
 	for (i = MAX_PHASES - 1; i >= 0; i--)
 		if (phases[i] && !strcmp(phases[i]->label, label))
 			break;
-	if (i < 0) {
-		fprintf(out, "unmatched %s\n", label);
+	if (i < 0 || !site) {
+		fprintf(out, "%s %s\n", site ? "unmatched" : "nomem", label);
 		fflush(out);
+		free(site);
 		return;
 	}
 	p = phases[i];
 	phases[i] = NULL;
+	for (uint32_t s = 0; s < now; s++)
+		site[s] = site_sum(s) - (s < p->nsites ? p->site[s] : 0);
+	for (int c = 0; c < nvcpus; c++) {
+		p->total[c] = rd(&vcpus[c].total) - p->total[c];
+		p->kernel[c] = rd(&vcpus[c].kernel) - p->kernel[c];
+		unsited += rd(&vcpus[c].unsited);
+	}
+	unsited -= p->unsited;
+
 	fprintf(out, "phase %s\n", label);
 	for (int c = 0; c < nvcpus; c++) {
-		uint64_t t = rd(&vcpus[c].total) - p->total[c];
-		uint64_t k = rd(&vcpus[c].kernel) - p->kernel[c];
-
-		fprintf(out, "vcpu %d %" PRIu64 " %" PRIu64 "\n", c, t, k);
-		total += t;
-		kernel += k;
+		fprintf(out, "vcpu %d %" PRIu64 " %" PRIu64 "\n", c,
+			p->total[c], p->kernel[c]);
+		user += p->total[c] - p->kernel[c];
 	}
 	for (uint32_t s = 0; s < now; s++) {
-		uint64_t d = site_sum(s) - (s < p->nsites ? p->site[s] : 0);
-
-		if (d)
+		if (site[s])
 			fprintf(out, "site 0x%" PRIx64 " %" PRIu64 "\n",
-				site_vaddr[s], d);
+				site_vaddr[s], site[s]);
+		kernel += site[s];
 	}
-	fprintf(out, "end %s %" PRIu64 " %" PRIu64 "\n", label, total, kernel);
+	if (unsited)
+		fprintf(out, "unsited %" PRIu64 "\n", unsited);
+	kernel += unsited;
+	fprintf(out, "end %s %" PRIu64 " %" PRIu64 "\n", label, user + kernel,
+		kernel);
 	fflush(out);
+	free(site);
 	free(p->total);
 	free(p->kernel);
 	free(p->site);
@@ -258,7 +293,8 @@ static void block_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		abort();
 	b->n = n;
 	b->site = NO_SITE;
-	if (vaddr >= KERNEL_START) {
+	b->kernel = vaddr >= KERNEL_START;
+	if (b->kernel) {
 		pthread_mutex_lock(&lock);
 		b->site = site_of(vaddr);
 		pthread_mutex_unlock(&lock);

@@ -15,10 +15,11 @@ run_fio() {
 	snapshot before
 	for j in $jobs; do
 		cpustat >"$out/cpu.$j.before"
-		phase_begin "$(phase "fio/$j")"
+		label=$(phase "fio/$j")
+		phase_begin "$label"
 		ACOMP_FIO_LOOPS=${ACOMP_FIO_LOOPS:-1} on fio --output-format=json \
 			--output="$out/fio-$j.json" --section="$j" "$FIO_FILE" || rc=1
-		phase_end "$(phase "fio/$j")"
+		phase_end "$label"
 		cpustat >"$out/cpu.$j.after"
 	done
 	snapshot after
