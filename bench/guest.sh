@@ -96,9 +96,10 @@ offload() {
 	fi
 }
 
-# on CMD...: run CMD (an external command) on the workload's CPUs.
+# on CMD...: run CMD (an external command) on the workload's CPUs, without
+# the marker server's FIFOs (guest/stat.sh insn_serve).
 on() {
-	if [ -n "$WORK_ON" ]; then taskset "$WORK_ON" "$@"; else "$@"; fi
+	if [ -n "$WORK_ON" ]; then taskset "$WORK_ON" "$@" 8>&- 9>&-; else "$@" 8>&- 9>&-; fi
 }
 
 # The cgroup of a scenario's memory.max (cg_create): fresh for every run, so

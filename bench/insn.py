@@ -24,6 +24,10 @@ insn.txt, per phase:
                                     the blocks the plugin's site table had
                                     no room for in "(unsited)"): they sum
                                     to KERNEL
+  skew LABEL N                      the vCPUs' kernel counters over the
+                                    phase less KERNEL: what other vCPUs ran
+                                    while the plugin read its counters, on
+                                    one side of the boundary or the other
 
 Groups come from where a function is defined: the object file linked into
 vmlinux that defines it (nm), matched against GROUPS in order; "ambiguous"
@@ -67,7 +71,11 @@ MODULE_GROUP = "module"
 UNSITED = "(unsited)"
 # Section and region markers: labels at the address of a real function
 # (__softirqentry_text_start is __do_softirq's), never a function.
-MARKER = re.compile(r"^(_text|_stext|_etext|_sinittext|_einittext|__.*_(start|end)|__(start|stop)_.*)$")
+MARKER = re.compile(r"^(_text|_stext|_etext|_sinittext|_einittext|__.*_text_(start|end)|__(start|stop)_.*)$")
+# The first line of a kernel's cached group table (KDIR/insn-groups.txt):
+# a table of another version, or of another way of finding groups, is made
+# again.
+CACHE_VERSION = "# insn-groups 2: objects linked into vmlinux"
 SMALL = 1e-4
 TEXT = set("tTwW")
 
@@ -79,19 +87,20 @@ def group_of(path):
     return OTHER
 
 
-def archive_members(kdir, archive, seen=None):
+def archive_members(kdir, archive, seen):
     """The object files a (thin) archive of the kernel build links, paths
-    relative to KDIR; archives inside it are followed."""
-    seen = set() if seen is None else seen
+    relative to KDIR (GNU ar prints a thin archive's members relative to the
+    directory it runs in); archives inside it are followed."""
     out = subprocess.run(["ar", "t", archive], cwd=kdir, capture_output=True,
-                         text=True, check=False).stdout
-    base = os.path.dirname(archive)
+                         text=True, check=True).stdout
     objs = []
     for m in out.split():
-        path = os.path.normpath(os.path.join(base, m)) if not os.path.isabs(m) else os.path.relpath(m, kdir)
+        path = os.path.relpath(m, kdir) if os.path.isabs(m) else os.path.normpath(m)
         if path in seen:
             continue
         seen.add(path)
+        if not os.path.exists(os.path.join(kdir, path)):
+            raise OSError("%s: member %s of %s is missing" % (kdir, path, archive))
         if path.endswith(".a"):
             objs += archive_members(kdir, path, seen)
         elif path.endswith(".o"):
@@ -100,12 +109,15 @@ def archive_members(kdir, archive, seen=None):
 
 
 def linked_objects(kdir):
-    """The objects linked into vmlinux: vmlinux.a (5.19 and later) or the
-    top-level built-in.a archives, and the lib.a libraries. Nothing else
-    (arch/x86/boot's own memcpy, say, is never in vmlinux)."""
-    tops = ["vmlinux.a"] if os.path.exists(os.path.join(kdir, "vmlinux.a")) else \
-        sorted(os.path.join(d, "built-in.a") for d in os.listdir(kdir)
-               if os.path.exists(os.path.join(kdir, d, "built-in.a")))
+    """The objects linked into vmlinux: vmlinux.a (5.19 and later) or else
+    every built-in.a of the build (a directory's archive is in its parent's,
+    so the members are the same, each once), and the lib.a libraries.
+    Nothing else (arch/x86/boot's own memcpy, say, is never in vmlinux)."""
+    if os.path.exists(os.path.join(kdir, "vmlinux.a")):
+        tops = ["vmlinux.a"]
+    else:
+        tops = sorted(os.path.relpath(os.path.join(root, "built-in.a"), kdir)
+                      for root, _, files in os.walk(kdir) if "built-in.a" in files)
     tops += [a for a in ("lib/lib.a", "arch/x86/lib/lib.a") if os.path.exists(os.path.join(kdir, a))]
     seen, objs = set(), []
     for a in tops:
@@ -122,7 +134,9 @@ def object_groups(kdir):
     smap = os.path.join(kdir, "System.map")
     if os.path.exists(cache) and os.path.getmtime(cache) >= os.path.getmtime(smap):
         with open(cache, encoding="utf-8") as f:
-            return dict(line.split() for line in f if line.strip())
+            lines = f.read().splitlines()
+        if lines and lines[0] == CACHE_VERSION:
+            return dict(line.split() for line in lines[1:] if line.strip())
     objs = linked_objects(kdir)
     groups = {}
     for i in range(0, len(objs), 200):
@@ -137,7 +151,10 @@ def object_groups(kdir):
             g = group_of(m.group(1))
             sym = m.group(3)
             groups[sym] = g if groups.get(sym, g) == g else AMBIGUOUS
+    if not groups:
+        raise OSError("%s: no text symbol in the objects linked into vmlinux (%d objects)" % (kdir, len(objs)))
     with open(cache + ".tmp", "w", encoding="utf-8") as f:
+        f.write(CACHE_VERSION + "\n")
         for s in sorted(groups):
             f.write("%s %s\n" % (s, groups[s]))
     os.replace(cache + ".tmp", cache)
@@ -203,20 +220,22 @@ def read(path):
 
 
 def phases(text):
-    """[(label, total, kernel, {vaddr: count})] of the plugin's output."""
+    """[(label, total, kernel, {vaddr: count}, skew)] of the plugin's output."""
     out, cur = [], None
     for line in text.splitlines():
         f = line.split()
         if not f:
             continue
         if f[0] == "phase" and len(f) == 2:
-            cur = (f[1], {})
+            cur = (f[1], {}, [0])
+        elif f[0] == "vcpu" and cur and len(f) == 4:
+            cur[2][0] += int(f[3])
         elif f[0] == "site" and cur and len(f) == 3:
             cur[1][int(f[1], 16)] = int(f[2])
         elif f[0] == "unsited" and cur and len(f) == 2:
             cur[1][None] = int(f[1])
         elif f[0] == "end" and cur and len(f) == 4 and f[1] == cur[0]:
-            out.append((cur[0], int(f[2]), int(f[3]), cur[1]))
+            out.append((cur[0], int(f[2]), int(f[3]), cur[1], cur[2][0] - int(f[3])))
             cur = None
     return out
 
@@ -233,7 +252,7 @@ def resolve(kdir, boot):
     res = Resolver(kdir, read(os.path.join(outbox, "insn-anchor")),
                    read(os.path.join(outbox, "insn-modsyms")))
     files = {}
-    for label, total, kernel, counts in phases(text):
+    for label, total, kernel, counts, skew in phases(text):
         funcs, groups = {}, {}
         for addr, n in counts.items():
             name, g = res(addr, label) if addr is not None else (UNSITED, OTHER)
@@ -243,6 +262,7 @@ def resolve(kdir, boot):
         where, short = (os.path.join(outbox, "runs", m.group(1)), m.group(2)) if m else (outbox, label)
         lines = files.setdefault(where, [])
         lines.append("phase %s %d %d" % (short, total, kernel))
+        lines.append("skew %s %d" % (short, skew))
         for g, n in sorted(groups.items(), key=lambda x: -x[1]):
             lines.append("group %s %s %d" % (short, g, n))
         small = 0
@@ -262,8 +282,9 @@ def resolve(kdir, boot):
     # Kept, compressed, so that the boot can be resolved again (a kernel's
     # group table changed, say): insn.py resolve reads either.
     if not sites.endswith(".gz"):
-        with open(sites, "rb") as src, gzip.open(sites + ".gz", "wb") as dst:
+        with open(sites, "rb") as src, gzip.open(sites + ".gz.tmp", "wb") as dst:
             shutil.copyfileobj(src, dst)
+        os.replace(sites + ".gz.tmp", sites + ".gz")
         os.remove(sites)
     return sum(len(v) for v in files.values())
 

@@ -39,27 +39,37 @@ phase_end() {
 
 icmark_do() {
 	if [ "${ICMARK_SERVED:-0}" = 1 ]; then
-		echo "$1 $2" >&8 || return 1
 		# shellcheck disable=SC3045 # busybox ash's read has -t
-		if ! read -t 30 -r _icm <&9; then
-			echo "icmark: no answer from the server" >&2
-			return 1
+		if kill -0 "$ICMARK_PID" 2>/dev/null && echo "$1 $2" >&8 &&
+			read -t 30 -r _icm <&9; then
+			case $_icm in
+			ok) return 0 ;;
+			error:*)
+				echo "icmark: ${_icm#error: }" >&2
+				return 2
+				;;
+			esac
 		fi
-		[ "$_icm" = ok ] || { echo "icmark: $_icm" >&2; return 1; }
-	else
-		icmark "$1" "$2"
+		# A dead or silent server: stop it and mark by process from here
+		# on, so that no late answer is taken for a later command's.
+		echo "ACOMP: insn: the icmark server did not answer '$1 $2'; marking by process from here" >&2
+		kill "$ICMARK_PID" 2>/dev/null
+		exec 8>&- 9>&-
+		ICMARK_SERVED=0
 	fi
+	icmark "$1" "$2"
 }
 
 # insn_serve: with ACOMP_INSN=1, start an icmark server (icmark serve) for
 # this shell's phases, on FIFOs held open read-write on fds 8 and 9 (so
-# that no open blocks), and mark an empty phase, insn-empty: the cost of
-# marking itself, the floor of every phase's count.
+# that no open blocks; commands started with `on` do not inherit them), and
+# mark an empty phase, insn-empty: what marking itself costs.
 insn_serve() {
 	[ "${ACOMP_INSN:-0}" = 1 ] || return 0
 	rm -f /tmp/icmark.in /tmp/icmark.out
 	mkfifo /tmp/icmark.in /tmp/icmark.out || return 1
 	icmark serve <>/tmp/icmark.in 1<>/tmp/icmark.out &
+	ICMARK_PID=$!
 	exec 8<>/tmp/icmark.in 9<>/tmp/icmark.out
 	ICMARK_SERVED=1
 	phase_begin insn-empty && phase_end insn-empty

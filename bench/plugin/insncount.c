@@ -16,12 +16,11 @@
  * Compilers emit these NOPs only with a zero displacement, so neither form
  * occurs by accident.
  *
- * Counting is exact under multi-threaded TCG: every vCPU has its own
+ * No increment is lost under multi-threaded TCG: every vCPU has its own
  * counters, written only by the thread that runs that vCPU; a marker reads
- * the other vCPUs' counters with relaxed atomic loads (each load is exact;
- * the other vCPUs simply keep running while the snapshot is taken: what
- * they execute meanwhile falls on either side of the phase's boundary; see
- * phase_end() for how its sites and totals are made to agree). A block is
+ * the other vCPUs' counters with relaxed atomic loads. The other vCPUs keep
+ * running while they are read: what they execute meanwhile falls on either
+ * side of the phase's boundary (see phase_end()). A block is
  * counted whole when it starts executing (QEMU 7.2's block callback): a block left early by an exception (a page fault in its
  * middle) counts the instructions it did not execute, and the ones it did
  * again when it is re-executed after the fault. The overcount is at most one
@@ -57,7 +56,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 #define NO_SITE UINT32_MAX
 
 struct vcpu {
-	uint64_t total;
+	uint64_t user;		/* the total is user + kernel */
 	uint64_t kernel;
 	uint64_t unsited;	/* kernel, in blocks without a site */
 	uint64_t *site;		/* [MAX_SITES], zeroed pages until touched */
@@ -77,7 +76,7 @@ struct marker {
 struct phase {
 	char label[LABEL_MAX];
 	uint32_t nsites;	/* sites that existed when it began */
-	uint64_t *total;	/* [nvcpus] at begin */
+	uint64_t *user;		/* [nvcpus] at begin */
 	uint64_t *kernel;
 	uint64_t unsited;	/* summed over vCPUs at begin */
 	uint64_t *site;		/* [nsites] summed over vCPUs at begin */
@@ -113,9 +112,10 @@ static void vcpu_block(unsigned int idx, void *udata)
 	const struct block *b = udata;
 	struct vcpu *v = &vcpus[idx];
 
-	add(&v->total, b->n);
-	if (!b->kernel)
+	if (!b->kernel) {
+		add(&v->user, b->n);
 		return;
+	}
 	add(&v->kernel, b->n);
 	if (b->site != NO_SITE)
 		add(&v->site[b->site], b->n);
@@ -169,12 +169,12 @@ static void phase_begin(const char *label)
 	}
 	p = calloc(1, sizeof(*p));
 	p->nsites = __atomic_load_n(&nsites, __ATOMIC_ACQUIRE);
-	p->total = calloc(nvcpus, sizeof(uint64_t));
+	p->user = calloc(nvcpus, sizeof(uint64_t));
 	p->kernel = calloc(nvcpus, sizeof(uint64_t));
 	p->site = malloc((p->nsites + 1) * sizeof(uint64_t));
-	if (!p->total || !p->kernel || !p->site) {
+	if (!p->user || !p->kernel || !p->site) {
 		fprintf(stderr, "insncount: out of memory, '%s' ignored\n", label);
-		free(p->total);
+		free(p->user);
 		free(p->kernel);
 		free(p->site);
 		free(p);
@@ -182,7 +182,7 @@ static void phase_begin(const char *label)
 	}
 	snprintf(p->label, sizeof(p->label), "%s", label);
 	for (int c = 0; c < nvcpus; c++) {
-		p->total[c] = rd(&vcpus[c].total);
+		p->user[c] = rd(&vcpus[c].user);
 		p->kernel[c] = rd(&vcpus[c].kernel);
 	}
 	for (int c = 0; c < nvcpus; c++)
@@ -193,14 +193,17 @@ static void phase_begin(const char *label)
 }
 
 /*
- * Caller holds lock. The most recently begun open phase of that label. The
- * counters are read in one pass before anything is printed; still, the
- * other vCPUs run on while it is read (longer when the host preempts this
- * thread), so a vCPU's total and its sites, read moments apart, need not
- * agree. The phase's KERNEL is therefore the sum of its sites (and of the
- * unsited blocks), and its TOTAL that plus the user-space instructions: a
- * function breakdown that adds up to the kernel count. The "vcpu" lines are
- * the counters as read.
+ * Caller holds lock. The most recently begun open phase of that label.
+ *
+ * The other vCPUs run on while the counters are read, so the phase's
+ * boundary is fuzzy for them by what they execute meanwhile. Both ends read
+ * in the same order (the per-vCPU counters, then every site) before
+ * anything is printed, so that the sites' window and the counters' window
+ * are of the same length, shifted by one scan. The phase's KERNEL is the
+ * sum of its sites (and unsited blocks), so that its functions add up to
+ * it; the "vcpu" lines are the counters as read, and their kernel sum
+ * differs from KERNEL by the difference of the two windows (bench/insn.py
+ * reports it as the phase's skew).
  */
 static void phase_end(const char *label)
 {
@@ -221,20 +224,20 @@ static void phase_end(const char *label)
 	}
 	p = phases[i];
 	phases[i] = NULL;
-	for (uint32_t s = 0; s < now; s++)
-		site[s] = site_sum(s) - (s < p->nsites ? p->site[s] : 0);
 	for (int c = 0; c < nvcpus; c++) {
-		p->total[c] = rd(&vcpus[c].total) - p->total[c];
+		p->user[c] = rd(&vcpus[c].user) - p->user[c];
 		p->kernel[c] = rd(&vcpus[c].kernel) - p->kernel[c];
 		unsited += rd(&vcpus[c].unsited);
 	}
 	unsited -= p->unsited;
+	for (uint32_t s = 0; s < now; s++)
+		site[s] = site_sum(s) - (s < p->nsites ? p->site[s] : 0);
 
 	fprintf(out, "phase %s\n", label);
 	for (int c = 0; c < nvcpus; c++) {
 		fprintf(out, "vcpu %d %" PRIu64 " %" PRIu64 "\n", c,
-			p->total[c], p->kernel[c]);
-		user += p->total[c] - p->kernel[c];
+			p->user[c] + p->kernel[c], p->kernel[c]);
+		user += p->user[c];
 	}
 	for (uint32_t s = 0; s < now; s++) {
 		if (site[s])
@@ -249,7 +252,7 @@ static void phase_end(const char *label)
 		kernel);
 	fflush(out);
 	free(site);
-	free(p->total);
+	free(p->user);
 	free(p->kernel);
 	free(p->site);
 	free(p);
@@ -341,7 +344,7 @@ static void plugin_exit(qemu_plugin_id_t id, void *p)
 	(void)p;
 	pthread_mutex_lock(&lock);
 	for (int c = 0; c < nvcpus; c++) {
-		total += rd(&vcpus[c].total);
+		total += rd(&vcpus[c].user) + rd(&vcpus[c].kernel);
 		kernel += rd(&vcpus[c].kernel);
 	}
 	fprintf(out, "exit %" PRIu64 " %" PRIu64 " %" PRIu32 " %" PRIu64 "\n",

@@ -43,6 +43,8 @@ insn_serve
 check "insn_serve starts (with ACOMP_INSN=1; nothing without)" test $? = 0
 if [ "${ACOMP_INSN:-0}" = 1 ]; then
 	check "a phase marked through the server ends" eval 'phase_begin insn-srv2 && phase_end insn-srv2'
-	check "the server refuses a malformed label" eval '! phase_begin "a b"'
+	check "the server refuses a malformed label, and says why" \
+		eval '! phase_begin "a b" 2>/tmp/icm.err && grep -q "icmark: LABEL must be printable" /tmp/icm.err'
+	check "the server still marks after a refusal" eval 'phase_begin insn-srv3 && phase_end insn-srv3'
 fi
 tap_done
