@@ -75,7 +75,7 @@ MARKER = re.compile(r"^(_text|_stext|_etext|_sinittext|_einittext|__.*_text_(sta
 # The first line of a kernel's cached group table (KDIR/insn-groups.txt):
 # a table of another version, or of another way of finding groups, is made
 # again.
-CACHE_VERSION = "# insn-groups 2: objects linked into vmlinux"
+CACHE_VERSION = "# insn-groups 3: objects linked into vmlinux, strong over weak"
 SMALL = 1e-4
 TEXT = set("tTwW")
 
@@ -127,9 +127,9 @@ def linked_objects(kdir):
 
 def object_groups(kdir):
     """{symbol: group} from the objects linked into the kernel: the group of
-    the object that defines a text symbol; a static name defined in several
-    objects of different groups is "ambiguous" (System.map cannot tell them
-    apart)."""
+    the object that defines a text symbol (its strong definition over a weak
+    one); a static name defined in several objects of different groups is
+    "ambiguous" (System.map cannot tell them apart)."""
     cache = os.path.join(kdir, "insn-groups.txt")
     smap = os.path.join(kdir, "System.map")
     if os.path.exists(cache) and os.path.getmtime(cache) >= os.path.getmtime(smap):
@@ -138,7 +138,10 @@ def object_groups(kdir):
         if lines and lines[0] == CACHE_VERSION:
             return dict(line.split() for line in lines[1:] if line.strip())
     objs = linked_objects(kdir)
-    groups = {}
+    # {symbol: (strong, group)}: a strong definition overrides a weak one
+    # (KASAN's memcpy in mm/kasan over arch/x86/lib's weak alias), as the
+    # linker does.
+    found = {}
     for i in range(0, len(objs), 200):
         chunk = objs[i:i + 200]
         out = subprocess.run(["nm", "--defined-only", "-A"] + chunk, cwd=kdir,
@@ -150,7 +153,12 @@ def object_groups(kdir):
                 continue
             g = group_of(m.group(1))
             sym = m.group(3)
-            groups[sym] = g if groups.get(sym, g) == g else AMBIGUOUS
+            strong = m.group(2) in "tT"
+            if sym not in found or (strong and not found[sym][0]):
+                found[sym] = (strong, g)
+            elif strong == found[sym][0] and found[sym][1] != g:
+                found[sym] = (strong, AMBIGUOUS)
+    groups = {sym: v[1] for sym, v in found.items()}
     if not groups:
         raise OSError("%s: no text symbol in the objects linked into vmlinux (%d objects)" % (kdir, len(objs)))
     with open(cache + ".tmp", "w", encoding="utf-8") as f:
