@@ -94,8 +94,8 @@ int main(int argc, char **argv)
 	unsigned char *page;
 	const char *err;
 
-	if (!(argc == 3 && (!strcmp(argv[1], "begin") || !strcmp(argv[1], "end"))) &&
-	    !(argc == 2 && !strcmp(argv[1], "serve"))) {
+	/* mark() checks the command and the label. */
+	if (argc != 3 && !(argc == 2 && !strcmp(argv[1], "serve"))) {
 		fprintf(stderr, "usage: icmark begin|end LABEL | icmark serve\n");
 		return 2;
 	}

@@ -235,27 +235,35 @@ def phases(text):
         if not f:
             continue
         if f[0] == "phase" and len(f) == 2:
-            cur = (f[1], {}, [0])
+            cur = {"label": f[1], "counts": {}, "vcpu_kernel": 0}
         elif f[0] == "vcpu" and cur and len(f) == 4:
-            cur[2][0] += int(f[3])
+            cur["vcpu_kernel"] += int(f[3])
         elif f[0] == "site" and cur and len(f) == 3:
-            cur[1][int(f[1], 16)] = int(f[2])
+            cur["counts"][int(f[1], 16)] = int(f[2])
         elif f[0] == "unsited" and cur and len(f) == 2:
-            cur[1][None] = int(f[1])
-        elif f[0] == "end" and cur and len(f) == 4 and f[1] == cur[0]:
-            out.append((cur[0], int(f[2]), int(f[3]), cur[1], cur[2][0] - int(f[3])))
+            cur["counts"][None] = int(f[1])
+        elif f[0] == "end" and cur and len(f) == 4 and f[1] == cur["label"]:
+            kernel = int(f[3])
+            out.append((cur["label"], int(f[2]), kernel, cur["counts"], cur["vcpu_kernel"] - kernel))
             cur = None
     return out
 
 
+def sites_of(boot):
+    """BOOT's sites file: the plugin's, or the one kept compressed; None."""
+    for fn in ("insn-sites.txt", "insn-sites.txt.gz"):
+        if os.path.exists(os.path.join(boot, fn)):
+            return os.path.join(boot, fn)
+    return None
+
+
 def resolve(kdir, boot):
-    sites = os.path.join(boot, "insn-sites.txt")
-    if os.path.exists(sites):
-        text = read(sites)
-    else:
-        sites += ".gz"
+    sites = sites_of(boot)
+    if sites.endswith(".gz"):
         with gzip.open(sites, "rt", encoding="utf-8", errors="replace") as f:
             text = f.read()
+    else:
+        text = read(sites)
     outbox = os.path.join(boot, "outbox")
     res = Resolver(kdir, read(os.path.join(outbox, "insn-anchor")),
                    read(os.path.join(outbox, "insn-modsyms")))
@@ -351,9 +359,8 @@ def selftest(d):
 
 def main(argv):
     if len(argv) == 4 and argv[1] == "resolve":
-        if not any(os.path.exists(os.path.join(argv[3], f)) for f in ("insn-sites.txt", "insn-sites.txt.gz")):
-            return 0
-        resolve(argv[2], argv[3])
+        if sites_of(argv[3]):
+            resolve(argv[2], argv[3])
         return 0
     if len(argv) == 3 and argv[1] == "selftest":
         return selftest(argv[2])

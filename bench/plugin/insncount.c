@@ -20,11 +20,12 @@
  * counters, written only by the thread that runs that vCPU; a marker reads
  * the other vCPUs' counters with relaxed atomic loads. The other vCPUs keep
  * running while they are read: what they execute meanwhile falls on either
- * side of the phase's boundary (see phase_end()). A block is
- * counted whole when it starts executing (QEMU 7.2's block callback): a block left early by an exception (a page fault in its
- * middle) counts the instructions it did not execute, and the ones it did
- * again when it is re-executed after the fault. The overcount is at most one
- * block per exception: deterministic, and small against a page's cost.
+ * side of the phase's boundary (see phase_end()). A block is counted whole
+ * when it starts executing (QEMU 7.2's block callback): a block left early
+ * by an exception (a page fault in its middle) counts the instructions it
+ * did not execute, and the ones it did again when it is re-executed after
+ * the fault. The overcount is at most one block per exception:
+ * deterministic, and small against a page's cost.
  *
  * Arguments: out=FILE (required): one "phase" record per ended phase.
  *
@@ -184,9 +185,8 @@ static void phase_begin(const char *label)
 	for (int c = 0; c < nvcpus; c++) {
 		p->user[c] = rd(&vcpus[c].user);
 		p->kernel[c] = rd(&vcpus[c].kernel);
-	}
-	for (int c = 0; c < nvcpus; c++)
 		p->unsited += rd(&vcpus[c].unsited);
+	}
 	for (uint32_t s = 0; s < p->nsites; s++)
 		p->site[s] = site_sum(s);
 	phases[i] = p;
