@@ -9,7 +9,7 @@ BLD := build
 KIMG = $(BLD)/kernels/$(1)/arch/x86/boot/bzImage
 DEPS := $(BLD)/.host-deps
 GUEST_CFLAGS := -static -O2 -Wall -Wextra -Werror
-GUEST_BIN := $(BLD)/guest-bin/memstress $(BLD)/guest-bin/cryptouser $(BLD)/guest-bin/icmark
+GUEST_BIN := $(BLD)/guest-bin/memstress $(BLD)/guest-bin/cryptouser $(BLD)/guest-bin/icmark $(BLD)/guest-bin/faultio
 # The instruction-counting TCG plugin (bench/plugin/), against the installed
 # QEMU's plugin header (fetched from its Debian source package).
 PLUGIN := $(BLD)/plugin/insncount.so
@@ -21,10 +21,12 @@ TEST_KERNEL := $(call variants_with,test)
 # The project's files in the initramfs: listed once, by initramfs.sh.
 GUEST_FILES := $(shell qemu-images/initramfs.sh --list)
 
-.PHONY: help test bench profile tree patches check compare clean distclean plugin FORCE
+.PHONY: help test soak bench profile tree patches check compare clean distclean plugin FORCE
 
 help:
 	@echo 'make test      build the debug kernel, boot it, run every test; last line "N passed, N failed"'
+	@echo 'make soak      DURATION=30m (s, m, h): the debug kernel under mixed zram/zswap load and random fault'
+	@echo '               injection, every page verified; report (pages lost, splats) in results/<date>-soak-DURATION/'
 	@echo 'make bench     build the control and candidate kernels (base, patched), run the default scenarios, summary + plots'
 	@echo '               (REPS=3 alternated repetitions; SCENARIOS="..." picks from bench/matrix,'
 	@echo '               FULL=1 runs all of it, MODES=lz4,acompd(lz4); results in results/<date>-<label>/)'
@@ -94,6 +96,11 @@ initramfs-%: $(BLD)/initramfs-%.cpio.gz
 
 test: $(BLD)/kernels/$(TEST_KERNEL)/.acomp-key $(BLD)/initramfs-$(TEST_KERNEL).cpio.gz $(PLUGIN)
 	PLUGIN=$(PLUGIN) tests/run.sh $(call KIMG,$(TEST_KERNEL)) $(BLD)/initramfs-$(TEST_KERNEL).cpio.gz
+
+# make soak DURATION=30m [SEED=N] [LABEL=x]: the debug kernel under mixed
+# load and random fault injection; report in results/<date>-soak-DURATION/.
+soak: $(BLD)/kernels/$(TEST_KERNEL)/.acomp-key $(BLD)/initramfs-$(TEST_KERNEL).cpio.gz
+	DURATION="$(DURATION)" SEED="$(SEED)" LABEL="$(LABEL)" tests/soak.sh $(call KIMG,$(TEST_KERNEL)) $(BLD)/initramfs-$(TEST_KERNEL).cpio.gz
 
 BENCH_KERNELS := $(or $(KERNELS),$(call variants_with,control) $(call variants_with,candidate))
 # INSN=0: no instruction counts (the plugin is neither built nor loaded).

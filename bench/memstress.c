@@ -48,6 +48,7 @@ struct opts {
 	int order;		/* 0 seq, 1 rand, 2 both (alternating passes) */
 	unsigned int mix[K_NR];	/* percent, sums to 100 */
 	int flip;		/* corrupt one byte after filling (self-test) */
+	int fail;		/* set make-it-fail once mapped (fault injection) */
 };
 
 struct shared {
@@ -186,8 +187,10 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: memstress [-m MiB per process] [-P processes] [-p passes]\n"
 		"                 [-s seed] [-o seq|rand|both]\n"
-		"                 [-x zero=N,same=N,text=N,binary=N,random=N] [-F]\n"
-		"  -F  flip one byte of one page after filling (verification self-test)\n");
+		"                 [-x zero=N,same=N,text=N,binary=N,random=N] [-F] [-f]\n"
+		"  -F  flip one byte of one page after filling (verification self-test)\n"
+		"  -f  set /proc/self/make-it-fail in each worker once mapped: the\n"
+		"      fault-injection attributes with task-filter fail its allocations\n");
 	exit(2);
 }
 
@@ -227,6 +230,19 @@ static int worker(const struct opts *o, unsigned int id, struct shared *sh,
 	if (mem == MAP_FAILED || !order) {
 		perror("memstress: mmap");
 		return 2;
+	}
+	/*
+	 * From here on, the fault-injection attributes with task-filter set
+	 * may fail this task's allocations: its page faults retry, its
+	 * swap-outs fail or go elsewhere, and every page must still verify.
+	 */
+	if (o->fail) {
+		FILE *f = fopen("/proc/self/make-it-fail", "w");
+
+		if (!f || fputs("1", f) < 0 || fclose(f)) {
+			perror("memstress: make-it-fail");
+			return 2;
+		}
 	}
 	for (i = 0; i < npages; i++) {
 		gen_page(o, base_idx + i, mem + i * PAGE);
@@ -314,7 +330,7 @@ int main(int argc, char **argv)
 	int c, status, err = 0;
 	double secs, user, sys;
 
-	while ((c = getopt(argc, argv, "m:P:p:s:o:x:F")) != -1) {
+	while ((c = getopt(argc, argv, "m:P:p:s:o:x:Ff")) != -1) {
 		switch (c) {
 		case 'm': o.mib = strtoul(optarg, NULL, 10); break;
 		case 'P': o.procs = strtoul(optarg, NULL, 10); break;
@@ -335,6 +351,7 @@ int main(int argc, char **argv)
 				usage();
 			break;
 		case 'F': o.flip = 1; break;
+		case 'f': o.fail = 1; break;
 		default: usage();
 		}
 	}

@@ -33,6 +33,17 @@ cg_remove() {
 	rmdir "$1"
 }
 
+# verified_pages TOOL OUTPUT: in a test or soak run (ACOMP_OUT set), add
+# the pages TOOL (memstress, faultio) wrote and then read back intact, as
+# its OUTPUT line says, to ACOMP_OUT/verified-pages ("TOOL WRITTEN
+# VERIFIED"); the host sums them. Only for a run that found nothing wrong.
+verified_pages() {
+	[ -n "${ACOMP_OUT:-}" ] || return 0
+	sed -n -e 's/.* pages=\([0-9]*\) touched=\([0-9]*\) .*/\1 \2/p' \
+		-e 's/.* pages_written=\([0-9]*\) pages_verified=\([0-9]*\) .*/\1 \2/p' "$2" |
+		head -1 | sed "s/^/$1 /" >>"$ACOMP_OUT/verified-pages"
+}
+
 MEMSTRESS_CG=/sys/fs/cgroup/acomp-test
 # memstress_cg LIMIT ARGS...: memstress in a fresh cgroup limited to LIMIT;
 # output in /tmp/memstress.out, status returned. MEMSTRESS_ZSWAP_MAX sets the
@@ -44,6 +55,7 @@ memstress_cg() {
 	cg_exec "$MEMSTRESS_CG" memstress "$@" >/tmp/memstress.out 2>&1
 	_rc=$?
 	cat /tmp/memstress.out
+	[ "$_rc" = 0 ] && verified_pages memstress /tmp/memstress.out
 	cg_remove "$MEMSTRESS_CG"
 	return $_rc
 }

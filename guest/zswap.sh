@@ -31,3 +31,21 @@ swapdisk_off() {
 	grep -q "^$SWAPDEV " /proc/swaps || return 0
 	swapoff "$SWAPDEV"
 }
+
+# zswap_switch_until FILE COMPRESSOR:ZPOOL...: until FILE exists, set
+# zswap's compressor and zpool to each pair in turn, one pair a second;
+# ZSWAP_SWITCHES counts the pairs set, ZSWAP_REFUSED the writes refused.
+zswap_switch_until() {
+	_until=$1
+	shift
+	ZSWAP_SWITCHES=0 ZSWAP_REFUSED=0
+	while [ ! -e "$_until" ]; do
+		for _c in "$@"; do
+			[ -e "$_until" ] && break
+			zswap_param compressor "${_c%%:*}" || ZSWAP_REFUSED=$((ZSWAP_REFUSED + 1))
+			zswap_param zpool "${_c#*:}" || ZSWAP_REFUSED=$((ZSWAP_REFUSED + 1))
+			ZSWAP_SWITCHES=$((ZSWAP_SWITCHES + 1))
+			sleep 1
+		done
+	done
+}

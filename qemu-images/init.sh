@@ -3,6 +3,7 @@
 # environment variables (the kernel hands unknown name=value pairs to init):
 #   ACOMP_JOB=test   run /acomp/tests/runner.sh (ACOMP_TESTS: comma-separated names)
 #   ACOMP_JOB=bench  run /acomp/bench/guest.sh (ACOMP_SCENARIO, ACOMP_ARGS)
+#   ACOMP_JOB=soak   run /acomp/tests/soak-guest.sh (ACOMP_SOAK_SECONDS, ACOMP_SOAK_SEED)
 # Results go to /out, which is written as a tar to the outbox disk /dev/vda.
 # The guest always ends with reboot -f; QEMU runs with -no-reboot and exits.
 
@@ -29,6 +30,7 @@ status=0
 case "${ACOMP_JOB:-}" in
 test) sh /acomp/tests/runner.sh /out || status=$? ;;
 bench) sh /acomp/bench/guest.sh /out || status=$? ;;
+soak) sh /acomp/tests/soak-guest.sh /out || status=$? ;;
 shell) setsid sh -c 'exec sh </dev/ttyS0 >/dev/ttyS0 2>&1' ;;
 *) echo "ACOMP: init: unknown job '${ACOMP_JOB:-}'"; status=2 ;;
 esac

@@ -17,7 +17,7 @@ payload() {
 	(
 		cd "$TOP"
 		echo "qemu-images/init.sh /"
-		for f in tests/runner.sh tests/tap.sh tests/guest/*.sh tests/fio/*.fio; do
+		for f in tests/runner.sh tests/tap.sh tests/soak-guest.sh tests/guest/*.sh tests/fio/*.fio; do
 			[ -e "$f" ] && echo "$f acomp/tests"
 		done
 		for f in guest/*.sh; do echo "$f acomp/lib"; done

@@ -60,5 +60,14 @@ say "parsers against tests/fixtures; the accelerator choice; the series identity
 mkdir -p "$rundir/outbox/tap"
 cp "$rundir/host-parsers.tap" "$rundir/outbox/tap/host-parsers.tap"
 echo 0 >"$rundir/outbox/tap/host-parsers.rc"
+# The pages the guest's workloads wrote and read back intact (memstress
+# under a cgroup's memory.max, through zram or zswap; faultio's direct
+# writes to zram), as guest/cgroup.sh's verified_pages recorded them.
+if [ -f "$rundir/outbox/verified-pages" ]; then
+	awk '{ w[$1] += $2; v[$1] += $3 }
+		END { printf "pages verified: %d under memory pressure by memstress (%.2f GiB, %d written), %d by faultio (%.2f GiB)\n",
+			v["memstress"], v["memstress"] / 262144, w["memstress"], v["faultio"], v["faultio"] / 262144 }' \
+		"$rundir/outbox/verified-pages" | tee "$rundir/verified-pages.txt"
+fi
 echo "results of $rundir:"
 python3 "$TOP/tests/tapcount.py" count "$rundir" host-parsers "${names[@]}"

@@ -59,22 +59,13 @@ switching() {
 	zswap_param compressor lz4 && zswap_param enabled Y || return 1
 	rm -f /tmp/switch.rc
 	(memstress_cg 24M -m 32 -P 2 -p 2 -o both >/dev/null; echo $? >/tmp/switch.rc.new; mv /tmp/switch.rc.new /tmp/switch.rc) &
-	n=0 bad=0
-	while [ ! -e /tmp/switch.rc ]; do
-		for c in 'acompd(lz4):zsmalloc' zstd:zbud 'acompd(zstd):zbud' lz4:zsmalloc; do
-			[ -e /tmp/switch.rc ] && break
-			zswap_param compressor "${c%%:*}" || bad=$((bad + 1))
-			zswap_param zpool "${c#*:}" || bad=$((bad + 1))
-			n=$((n + 1))
-			sleep 1
-		done
-	done
+	zswap_switch_until /tmp/switch.rc 'acompd(lz4):zsmalloc' zstd:zbud 'acompd(zstd):zbud' lz4:zsmalloc
 	wait
 	cat /tmp/memstress.out
-	echo "switches $n, refused $bad, pools now: $(dmesg | grep -c 'zswap: using')"
+	echo "switches $ZSWAP_SWITCHES, refused $ZSWAP_REFUSED, pools now: $(dmesg | grep -c 'zswap: using')"
 	swapdisk_off || return 1
 	[ "$(cat /tmp/switch.rc)" = 0 ] && grep -q ' mismatches=0 ' /tmp/memstress.out &&
-		[ "$n" -ge 4 ] && [ "$bad" = 0 ]
+		[ "$ZSWAP_SWITCHES" -ge 4 ] && [ "$ZSWAP_REFUSED" = 0 ]
 }
 
 check "swap disk $SWAPDEV is attached" test -b "$SWAPDEV"

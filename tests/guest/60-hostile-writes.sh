@@ -78,11 +78,29 @@ check "zswap zpool: an unknown or empty zpool is refused, unchanged" \
 	eval 'before=$(cat "$ZSWAP/zpool") && ! (echo no-such-zpool >"$ZSWAP/zpool") 2>/dev/null &&
 		! (echo >"$ZSWAP/zpool") 2>/dev/null && [ "$(cat "$ZSWAP/zpool")" = "$before" ]'
 
+# values_refused FILE V...: each V is refused (the write fails), FILE unchanged.
+values_refused() {
+	_f=$1
+	shift
+	before=$(cat "$_f")
+	bad=
+	for v in "$@"; do
+		(echo "$v" >"$_f") 2>/dev/null && bad="$bad accepted:'$v'"
+		[ "$(cat "$_f")" = "$before" ] || bad="$bad changed-by:'$v'"
+	done
+	[ -z "$bad" ] || { echo "$_f:$bad"; return 1; }
+}
+
 modprobe acompd
+AP=/sys/module/acompd/parameters
 check "acompd queue_len: non-numbers and out-of-range values refused, unchanged" \
-	uint_refused /sys/module/acompd/parameters/queue_len
+	uint_refused $AP/queue_len
+check "acompd queue_len: 0 and more than 65536 refused (no queue, an unbounded one), unchanged" \
+	values_refused $AP/queue_len 0 65537 4294967295
 check "acompd max_workers: non-numbers and out-of-range values refused, unchanged" \
-	uint_refused /sys/module/acompd/parameters/max_workers
+	uint_refused $AP/max_workers
+check "acompd max_workers: more than NR_CPUS refused, unchanged; 0 (one per CPU) accepted" \
+	eval 'values_refused $AP/max_workers 8193 4294967295 && echo 0 >$AP/max_workers'
 check "acompd caller_runs: a non-boolean is refused, unchanged" \
 	eval 'before=$(cat /sys/module/acompd/parameters/caller_runs) &&
 		! (echo maybe >/sys/module/acompd/parameters/caller_runs) 2>/dev/null &&

@@ -1,0 +1,176 @@
+#!/bin/sh
+# The soak, in the guest (ACOMP_JOB=soak; tests/soak.sh boots it): rounds of
+# mixed load with random fault injection until ACOMP_SOAK_SECONDS have
+# passed. Each round draws (from ACOMP_SOAK_SEED) a consumer, a compressor
+# and the faults, runs the load and verifies every page it wrote:
+#   zram-swap   memstress -f 2x32 MiB in 24 MiB on zram swap
+#   zswap       memstress -f 2x32 MiB in 24 MiB through zswap (zsmalloc or
+#               zbud) in front of the swap disk
+#   zram-io     faultio: direct 64 KiB writes to a 16 MiB zram, 2 rounds
+#   mixed       zswap memstress and zram-io at once, CPU 1 offline and online
+# Faults, for the tasks under test only (task-filter): FAILSLAB and
+# FAIL_PAGE_ALLOC at 0-10%, sleeping allocations too or not; acompd's
+# fail_request at 0-10% and delay_request at 0-30%.
+# Prints one "soak: round ..." line per round and a final "soak: total ..."
+# line; OUT/soak.txt gets both. Exit 0 when no page was lost, kmemleak
+# found nothing and every round's workload ran; the host counts splats.
+. /acomp/tests/tap.sh
+. /acomp/lib/zram.sh
+. /acomp/lib/zswap.sh
+. /acomp/lib/fault.sh
+
+out=${1:-/out}
+export ACOMP_OUT=$out
+dur=${ACOMP_SOAK_SECONDS:-600}
+seed=${ACOMP_SOAK_SEED:-1}
+ATTRS="failslab fail_page_alloc acompd/fail_request acompd/delay_request"
+trap 'fault_disarm $ATTRS' EXIT
+modprobe acompd
+
+now() { cut -d. -f1 /proc/uptime; }
+
+# rnd N: a number in [0, N), from a xorshift of the seed (reproducible).
+RND=$seed
+rnd() {
+	RND=$(((RND ^ (RND << 13)) & 0x7fffffff))
+	RND=$(((RND ^ (RND >> 17)) & 0x7fffffff))
+	RND=$(((RND ^ (RND << 5)) & 0x7fffffff))
+	[ "$RND" = 0 ] && RND=1
+	echo $((RND % $1))
+}
+
+# injected: faults injected so far by the four attributes (each armed with
+# a budget of BUDGET; what is left is read back) plus acompd's counters.
+BUDGET=100000
+left() { cat "$FAULT_DBG/$1/times"; }
+zram_failed() { awk '{ print $2 }' "$ZRAM/io_stat" 2>/dev/null || echo 0; }
+zswap_rejects() {
+	echo $(($(zswap_dbg reject_alloc_fail) + $(zswap_dbg reject_kmemcache_fail) + $(zswap_dbg reject_compress_fail)))
+}
+
+# arm: draw and arm this round's faults; FAULTS describes them.
+arm() {
+	slab=$(rnd 11) page=$(rnd 11) sleeping=$(rnd 2) efail=$(rnd 11) edelay=$(rnd 31)
+	fault_arm failslab "$slab" $BUDGET "$sleeping" &&
+		fault_arm fail_page_alloc "$page" $BUDGET "$sleeping" &&
+		fault_arm acompd/fail_request "$efail" $BUDGET &&
+		echo 2000 >"$FAULT_DBG/acompd/delay_request/delay_us" &&
+		fault_arm acompd/delay_request "$edelay" $BUDGET || return 1
+	FAULTS="failslab=$slab% fail_page_alloc=$page% sleeping=$sleeping fail_request=$efail% delay_request=$edelay%"
+}
+
+# injected_now: failures injected since arm (allocations failed, requests
+# failed or delayed).
+injected_now() {
+	_n=0
+	for _a in failslab fail_page_alloc acompd/fail_request acompd/delay_request; do
+		_n=$((_n + BUDGET - $(left "$_a")))
+	done
+	echo $_n
+}
+
+# lost_in FILE: pages the round's workloads found wrong (memstress
+# mismatches, faultio damaged pages), summed.
+lost_in() {
+	sed -n -e 's/.* mismatches=\([0-9]*\) .*/\1/p' -e 's/.* damaged=\([0-9]*\)$/\1/p' "$1" |
+		awk '{ t += $1 } END { print t + 0 }'
+}
+
+# failed_writes_in FILE: faultio's writes that ended with an error.
+failed_writes_in() {
+	sed -n 's/^faultio: .* failed=\([0-9]*\) .*/\1/p' "$1" | awk '{ t += $1 } END { print t + 0 }'
+}
+
+round_zram_swap() {
+	zram_setup "$ALG" 256M && mkswap /dev/zram0 >/dev/null && swapon /dev/zram0 || return 2
+	arm || return 2
+	memstress_cg 24M -m 32 -P 2 -p 2 -o both -f >/dev/null
+	rc=$?
+	fault_disarm $ATTRS
+	swapoff /dev/zram0
+	cp /tmp/memstress.out /tmp/round.out
+	return $rc
+}
+
+round_zswap() {
+	swapdisk_on && zswap_param zpool "$POOL" && zswap_param compressor "$ALG" &&
+		zswap_param enabled Y || return 2
+	arm || return 2
+	memstress_cg 24M -m 32 -P 2 -p 2 -o both -f >/dev/null
+	rc=$?
+	fault_disarm $ATTRS
+	swapdisk_off
+	zswap_param enabled N
+	cp /tmp/memstress.out /tmp/round.out
+	return $rc
+}
+
+round_zram_io() {
+	zram_setup "$ALG" 16M || return 2
+	arm || return 2
+	faultio /dev/zram0 16 65536 2 >/tmp/faultio.out 2>&1
+	rc=$?
+	fault_disarm $ATTRS
+	[ "$rc" = 0 ] && verified_pages faultio /tmp/faultio.out
+	cp /tmp/faultio.out /tmp/round.out
+	return $rc
+}
+
+round_mixed() {
+	zram_setup "$ALG" 16M && swapdisk_on && zswap_param zpool "$POOL" &&
+		zswap_param compressor "$ALG" && zswap_param enabled Y || return 2
+	arm || return 2
+	(faultio /dev/zram0 16 65536 2 >/tmp/faultio.out 2>&1; echo $? >/tmp/faultio.rc) &
+	cpu1_cycling memstress_cg 24M -m 32 -P 2 -p 2 -o both -f >/dev/null
+	rc=$?
+	wait
+	fault_disarm $ATTRS
+	swapdisk_off
+	zswap_param enabled N
+	frc=$(cat /tmp/faultio.rc)
+	[ "$frc" = 0 ] && verified_pages faultio /tmp/faultio.out
+	cat /tmp/memstress.out /tmp/faultio.out >/tmp/round.out
+	[ "$rc" = 0 ] && [ "$frc" = 0 ]
+}
+
+start=$(now)
+rounds=0 lost=0 failed_rounds=0 faults=0 surfaced=0
+: >"$out/soak.txt"
+kmemleak_mark
+while [ $(($(now) - start)) -lt "$dur" ]; do
+	rounds=$((rounds + 1))
+	set -- zram_swap zswap zram_io mixed
+	shift "$(rnd 4)"
+	kind=$1
+	set -- lz4 'acompd(lz4)' zstd 'acompd(zstd)' 'acompd(lzo-rle)'
+	shift "$(rnd 5)"
+	ALG=$1
+	set -- zsmalloc zbud
+	shift "$(rnd 2)"
+	POOL=$1
+	acompd_caller_runs "$(if [ "$(rnd 2)" = 0 ]; then echo Y; else echo N; fi)"
+	zr0=$(zswap_rejects)
+	"round_$kind"
+	rc=$?
+	n=$(injected_now)
+	# Errors surfaced: zram's failed writes (its counters start at 0 with
+	# the round's zram_setup), zswap's rejected stores, faultio's errors.
+	s=$(($(zram_failed) + $(zswap_rejects) - zr0 + $(failed_writes_in /tmp/round.out)))
+	l=$(lost_in /tmp/round.out)
+	lost=$((lost + l)) faults=$((faults + n)) surfaced=$((surfaced + s))
+	[ "$rc" = 0 ] || failed_rounds=$((failed_rounds + 1))
+	zram_reset
+	line="soak: round $rounds t=$(($(now) - start))s kind=$kind alg=$ALG pool=$POOL caller_runs=$(cat /sys/module/acompd/parameters/caller_runs) $FAULTS rc=$rc injected=$n surfaced=$s lost=$l"
+	echo "$line" | tee -a "$out/soak.txt"
+	[ "$rc" = 0 ] || grep -e MISMATCH -e DAMAGED -e 'memstress:' -e 'faultio:' /tmp/round.out | head -8 | tee -a "$out/soak.txt"
+done
+leaks=0
+kmemleak_check >/tmp/leaks.out 2>&1 || leaks=1
+awk '{ w[$1] += $2; v[$1] += $3 } END { printf "%d %d\n", w["memstress"] + w["faultio"], v["memstress"] + v["faultio"] }' \
+	"$out/verified-pages" 2>/dev/null >/tmp/wv || echo "0 0" >/tmp/wv
+read -r written verified_n </tmp/wv
+line="soak: total seconds=$(($(now) - start)) rounds=$rounds failed_rounds=$failed_rounds bytes_written=$((written * 4096)) bytes_verified=$((verified_n * 4096)) faults_injected=$faults errors_surfaced=$surfaced pages_lost=$lost kmemleak=$leaks"
+echo "$line" | tee -a "$out/soak.txt"
+[ "$leaks" = 0 ] || head -20 /tmp/leaks.out | tee -a "$out/soak.txt"
+zswap_param compressor lz4
+[ "$lost" = 0 ] && [ "$failed_rounds" = 0 ] && [ "$leaks" = 0 ]
