@@ -12,7 +12,12 @@
 # FAIL_PAGE_ALLOC at 0-10%, sleeping allocations too or not; acompd's
 # fail_request at 0-10% and delay_request at 0-30%.
 # Prints one "soak: round ..." line per round and a final "soak: total ..."
-# line; OUT/soak.txt gets both. Exit 0 when no page was lost, kmemleak
+# line; OUT/soak.txt gets both. Faults injected: the failures the four
+# attributes injected (allocations failed, requests failed or delayed).
+# Errors surfaced: the failed writes faultio saw, zram's failed swap-outs,
+# zswap's stores rejected for want of memory; zswap's stores whose
+# compression failed (incompressible pages too) and acompd's injected
+# errors are reported apart. Exit 0 when no page was lost, kmemleak
 # found nothing and every round's workload ran; the host counts splats.
 . /acomp/tests/tap.sh
 . /acomp/lib/zram.sh
@@ -45,7 +50,7 @@ BUDGET=100000
 left() { cat "$FAULT_DBG/$1/times"; }
 zram_failed() { awk '{ print $2 }' "$ZRAM/io_stat" 2>/dev/null || echo 0; }
 zswap_rejects() {
-	echo $(($(zswap_dbg reject_alloc_fail) + $(zswap_dbg reject_kmemcache_fail) + $(zswap_dbg reject_compress_fail)))
+	echo $(($(zswap_dbg reject_alloc_fail) + $(zswap_dbg reject_kmemcache_fail)))
 }
 
 # arm: draw and arm this round's faults; FAULTS describes them.
@@ -134,7 +139,7 @@ round_mixed() {
 }
 
 start=$(now)
-rounds=0 lost=0 failed_rounds=0 faults=0 surfaced=0
+rounds=0 lost=0 failed_rounds=0 faults=0 surfaced=0 compress_rejects=0 engine_errors=0
 : >"$out/soak.txt"
 kmemleak_mark
 while [ $(($(now) - start)) -lt "$dur" ]; do
@@ -149,18 +154,29 @@ while [ $(($(now) - start)) -lt "$dur" ]; do
 	shift "$(rnd 2)"
 	POOL=$1
 	acompd_caller_runs "$(if [ "$(rnd 2)" = 0 ]; then echo Y; else echo N; fi)"
-	zr0=$(zswap_rejects)
+	zr0=$(zswap_rejects) zc0=$(zswap_dbg reject_compress_fail) ie0=$(acompd_stat injected_errors)
 	"round_$kind"
 	rc=$?
 	n=$(injected_now)
-	# Errors surfaced: zram's failed writes (its counters start at 0 with
-	# the round's zram_setup), zswap's rejected stores, faultio's errors.
-	s=$(($(zram_failed) + $(zswap_rejects) - zr0 + $(failed_writes_in /tmp/round.out)))
+	# Errors surfaced to whoever wrote: faultio's failed writes where it
+	# ran (they are the zram device's failed writes), else zram's failed
+	# swap-outs (its counters start at 0 with the round's zram_setup);
+	# and zswap's stores rejected for want of memory. Apart: zswap's
+	# stores whose compression failed (incompressible pages included) and
+	# the engine errors acompd injected (each one of those or of zram's).
+	if grep -q '^faultio:' /tmp/round.out; then
+		s=$(failed_writes_in /tmp/round.out)
+	else
+		s=$(zram_failed)
+	fi
+	s=$((s + $(zswap_rejects) - zr0))
+	zc=$(($(zswap_dbg reject_compress_fail) - zc0)) ie=$(($(acompd_stat injected_errors) - ie0))
 	l=$(lost_in /tmp/round.out)
 	lost=$((lost + l)) faults=$((faults + n)) surfaced=$((surfaced + s))
+	compress_rejects=$((compress_rejects + zc)) engine_errors=$((engine_errors + ie))
 	[ "$rc" = 0 ] || failed_rounds=$((failed_rounds + 1))
 	zram_reset
-	line="soak: round $rounds t=$(($(now) - start))s kind=$kind alg=$ALG pool=$POOL caller_runs=$(cat /sys/module/acompd/parameters/caller_runs) $FAULTS rc=$rc injected=$n surfaced=$s lost=$l"
+	line="soak: round $rounds t=$(($(now) - start))s kind=$kind alg=$ALG pool=$POOL caller_runs=$(cat /sys/module/acompd/parameters/caller_runs) $FAULTS rc=$rc injected=$n surfaced=$s zswap_compress_rejects=$zc engine_errors=$ie lost=$l"
 	echo "$line" | tee -a "$out/soak.txt"
 	[ "$rc" = 0 ] || grep -e MISMATCH -e DAMAGED -e 'memstress:' -e 'faultio:' /tmp/round.out | head -8 | tee -a "$out/soak.txt"
 done
@@ -169,7 +185,7 @@ kmemleak_check >/tmp/leaks.out 2>&1 || leaks=1
 awk '{ w[$1] += $2; v[$1] += $3 } END { printf "%d %d\n", w["memstress"] + w["faultio"], v["memstress"] + v["faultio"] }' \
 	"$out/verified-pages" 2>/dev/null >/tmp/wv || echo "0 0" >/tmp/wv
 read -r written verified_n </tmp/wv
-line="soak: total seconds=$(($(now) - start)) rounds=$rounds failed_rounds=$failed_rounds bytes_written=$((written * 4096)) bytes_verified=$((verified_n * 4096)) faults_injected=$faults errors_surfaced=$surfaced pages_lost=$lost kmemleak=$leaks"
+line="soak: total seconds=$(($(now) - start)) rounds=$rounds failed_rounds=$failed_rounds bytes_written=$((written * 4096)) bytes_verified=$((verified_n * 4096)) faults_injected=$faults errors_surfaced=$surfaced zswap_compress_rejects=$compress_rejects engine_errors=$engine_errors pages_lost=$lost kmemleak=$leaks"
 echo "$line" | tee -a "$out/soak.txt"
 [ "$leaks" = 0 ] || head -20 /tmp/leaks.out | tee -a "$out/soak.txt"
 zswap_param compressor lz4
