@@ -34,14 +34,17 @@ modprobe acompd
 
 now() { cut -d. -f1 /proc/uptime; }
 
-# rnd N: a number in [0, N), from a xorshift of the seed (reproducible).
-RND=$seed
+# rnd N: set R to a number in [0, N), from a xorshift of the seed
+# (reproducible). It sets a variable rather than printing: called in $(...)
+# it would advance a subshell's state and draw the same number every time.
+RND=$((seed & 0x7fffffff))
+[ "$RND" = 0 ] && RND=1
 rnd() {
 	RND=$(((RND ^ (RND << 13)) & 0x7fffffff))
 	RND=$(((RND ^ (RND >> 17)) & 0x7fffffff))
 	RND=$(((RND ^ (RND << 5)) & 0x7fffffff))
 	[ "$RND" = 0 ] && RND=1
-	echo $((RND % $1))
+	R=$((RND % $1))
 }
 
 # injected: faults injected so far by the four attributes (each armed with
@@ -55,7 +58,11 @@ zswap_rejects() {
 
 # arm: draw and arm this round's faults; FAULTS describes them.
 arm() {
-	slab=$(rnd 11) page=$(rnd 11) sleeping=$(rnd 2) efail=$(rnd 11) edelay=$(rnd 31)
+	rnd 11; slab=$R
+	rnd 11; page=$R
+	rnd 2; sleeping=$R
+	rnd 11; efail=$R
+	rnd 31; edelay=$R
 	fault_arm failslab "$slab" $BUDGET "$sleeping" &&
 		fault_arm fail_page_alloc "$page" $BUDGET "$sleeping" &&
 		fault_arm acompd/fail_request "$efail" $BUDGET &&
@@ -145,15 +152,16 @@ kmemleak_mark
 while [ $(($(now) - start)) -lt "$dur" ]; do
 	rounds=$((rounds + 1))
 	set -- zram_swap zswap zram_io mixed
-	shift "$(rnd 4)"
+	rnd 4; shift "$R"
 	kind=$1
 	set -- lz4 'acompd(lz4)' zstd 'acompd(zstd)' 'acompd(lzo-rle)'
-	shift "$(rnd 5)"
+	rnd 5; shift "$R"
 	ALG=$1
 	set -- zsmalloc zbud
-	shift "$(rnd 2)"
+	rnd 2; shift "$R"
 	POOL=$1
-	acompd_caller_runs "$(if [ "$(rnd 2)" = 0 ]; then echo Y; else echo N; fi)"
+	rnd 2
+	if [ "$R" = 0 ]; then acompd_caller_runs Y; else acompd_caller_runs N; fi
 	zr0=$(zswap_rejects) zc0=$(zswap_dbg reject_compress_fail) ie0=$(acompd_stat injected_errors)
 	"round_$kind"
 	rc=$?
