@@ -4,7 +4,8 @@
 # or completes requests late, from a worker. zram and zswap must survive
 # both: count the failures, surface them to the writer (an I/O error, a
 # failed or rejected swap-out), damage no page and never hang; also with
-# CPU 1 going offline and online while delayed requests are in flight.
+# CPU 1 going offline and online while delayed requests are in flight
+# (zswap) or wait in acompd's backlog (zram swap).
 . /acomp/tests/tap.sh
 . /acomp/lib/zram.sh
 . /acomp/lib/zswap.sh
@@ -48,22 +49,39 @@ zram_engine() {
 	esac
 }
 
-# zram_swap_engine KIND: memstress -f 2x32 MiB in 24 MiB on zram swap
+# zram_swap_engine KIND [CYCLE]: memstress -f 2x32 MiB in 24 MiB on zram swap
 # through acompd(lz4), 10% of the swapping tasks' compressions failing or
-# 30% delayed: a failed swap-out keeps the page in memory.
+# 30% delayed: a failed swap-out keeps the page in memory. CYCLE=1: 3x16
+# MiB through acompd(lzo-rle) with caller_runs N and queue_len 1, so that
+# requests wait in its backlog, while CPU 1 goes offline and online.
+QLEN=/sys/module/acompd/parameters/queue_len
 zram_swap_engine() {
-	acompd_caller_runs Y && zram_setup 'acompd(lz4)' 256M &&
-		mkswap /dev/zram0 >/dev/null && swapon /dev/zram0 || return 1
-	e0=$(acompd_stat injected_errors) d0=$(acompd_stat injected_delays)
+	cycle=${2:-0} alg='acompd(lz4)' caller=Y qlen=$(cat "$QLEN")
+	[ "$cycle" = 1 ] && alg='acompd(lzo-rle)' caller=N
+	acompd_caller_runs $caller || return 1
+	# The instance keeps the queue_len it was created with.
+	if [ "$cycle" = 1 ]; then echo 1 >"$QLEN" || return 1; fi
+	zram_setup "$alg" 256M && mkswap /dev/zram0 >/dev/null && swapon /dev/zram0
+	rc=$?
+	echo "$qlen" >"$QLEN"
+	[ "$rc" = 0 ] || return 1
+	e0=$(acompd_stat injected_errors) d0=$(acompd_stat injected_delays) b0=$(acompd_stat backlogged)
 	if [ "$1" = fail ]; then engine fail 10; else engine delay 30; fi || return 1
-	memstress_cg 24M -m 32 -P 2 -p 2 -o both -f
+	if [ "$cycle" = 1 ]; then
+		cpu1_cycling memstress_cg 24M -m 16 -P 3 -p 2 -o both -f
+	else
+		memstress_cg 24M -m 32 -P 2 -p 2 -o both -f
+	fi
 	rc=$?
 	fault_disarm $ATTRS
-	e1=$(acompd_stat injected_errors) d1=$(acompd_stat injected_delays)
+	e1=$(acompd_stat injected_errors) d1=$(acompd_stat injected_delays) b1=$(acompd_stat backlogged)
 	errs=$(async_stat 5)
-	echo "acompd injected_errors +$((e1 - e0)) injected_delays +$((d1 - d0)); zram io_stat $(cat "$ZRAM/io_stat") async_stat $(cat "$ZRAM/async_stat")"
+	echo "acompd injected_errors +$((e1 - e0)) injected_delays +$((d1 - d0)) backlogged +$((b1 - b0)); zram io_stat $(cat "$ZRAM/io_stat") async_stat $(cat "$ZRAM/async_stat")"
 	swapoff /dev/zram0
+	[ "$cycle" = 1 ] && zram_reset
+	acompd_caller_runs Y
 	[ "$rc" = 0 ] && grep -q ' mismatches=0 ' /tmp/memstress.out || return 1
+	[ "$cycle" = 0 ] || [ $((b1 - b0)) -gt 0 ] || return 1
 	case $1 in
 	fail) [ $((e1 - e0)) -gt 0 ] && [ "$errs" -gt 0 ] ;;
 	delay) [ $((d1 - d0)) -gt 0 ] && [ "$errs" = 0 ] ;;
@@ -118,6 +136,8 @@ for k in fail delay; do
 	diag "$(grep -e memstress: -e injected /tmp/tap-check.out)"
 done
 check "zswap acompd(lz4), 30% of requests delayed, CPU 1 offline and online in a loop: 0 mismatches" zswap_engine delay 1
+diag "$(grep -e cycles -e memstress: -e injected /tmp/tap-check.out)"
+check "zram acompd(lzo-rle) swap, queue_len 1 and caller_runs N (a backlog), 30% delayed, CPU 1 offline and online in a loop: 0 mismatches, requests backlogged" zram_swap_engine delay 1
 diag "$(grep -e cycles -e memstress: -e injected /tmp/tap-check.out)"
 check "kmemleak: no new suspected leak after the engine faults" kmemleak_check
 zswap_param compressor lz4
