@@ -21,7 +21,7 @@ TEST_KERNEL := $(call variants_with,test)
 # The project's files in the initramfs: listed once, by initramfs.sh.
 GUEST_FILES := $(shell qemu-images/initramfs.sh --list)
 
-.PHONY: help test soak bench profile tree patches check compare clean distclean plugin FORCE
+.PHONY: help test host-checks soak bench profile tree patches check compare clean distclean plugin FORCE
 
 help:
 	@echo 'make test      build the debug kernel, boot it, run every test; last line "N passed, N failed"'
@@ -94,8 +94,13 @@ $(BLD)/initramfs-%.cpio.gz: $(BLD)/kernels/%/.acomp-key $(BLD)/consumer/%/.stamp
 initramfs-%: $(BLD)/initramfs-%.cpio.gz
 	@true
 
-test: $(BLD)/kernels/$(TEST_KERNEL)/.acomp-key $(BLD)/initramfs-$(TEST_KERNEL).cpio.gz $(PLUGIN)
-	PLUGIN=$(PLUGIN) tests/run.sh $(call KIMG,$(TEST_KERNEL)) $(BLD)/initramfs-$(TEST_KERNEL).cpio.gz
+# The host checks that need no boot come first: a broken parser or fixture
+# stops make test in seconds, before any kernel is built or booted.
+test: host-checks $(BLD)/kernels/$(TEST_KERNEL)/.acomp-key $(BLD)/initramfs-$(TEST_KERNEL).cpio.gz $(PLUGIN)
+	HOST_CHECKS=$(BLD)/host-checks PLUGIN=$(PLUGIN) tests/run.sh $(call KIMG,$(TEST_KERNEL)) $(BLD)/initramfs-$(TEST_KERNEL).cpio.gz
+
+host-checks: | $(DEPS)
+	tests/host-checks.sh $(BLD)/host-checks
 
 # make soak DURATION=30m [SEED=N] [LABEL=x]: the debug kernel under mixed
 # load and random fault injection; report in results/<date>-soak-DURATION/.

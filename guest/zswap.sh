@@ -49,3 +49,13 @@ zswap_switch_until() {
 		done
 	done
 }
+
+# zswap_stored OUT0 OUT1 IN0 IN1: zswpout and zswpin (read before and after
+# a run) both moved, by at least 1024 pages out: zswap really stored and
+# loaded pages, rather than rejecting every store to the swap disk.
+zswap_stored() {
+	for _v in "$@"; do
+		case $_v in '' | *[!0-9]*) echo "zswpout/zswpin unreadable: $*"; return 1 ;; esac
+	done
+	[ $(($2 - $1)) -ge 1024 ] && [ $(($4 - $3)) -gt 0 ]
+}

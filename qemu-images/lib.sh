@@ -258,6 +258,17 @@ variant_fragments() {
 	done
 }
 
+# splat_patterns: the kernel splats of qemu-images/splats, one extended
+# regular expression a line (the only reader of that file); splat_pattern:
+# all of them as one (grep -E).
+splat_patterns() {
+	sed -e '/^#/d' -e '/^[[:space:]]*$/d' "$TOP/qemu-images/splats"
+}
+
+splat_pattern() {
+	splat_patterns | paste -sd'|'
+}
+
 # variant_tree NAME: the kernel tree a variant builds from (it may not
 # exist yet: kernel.sh prepares it).
 variant_tree() {

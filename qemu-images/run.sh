@@ -91,7 +91,7 @@ fail() {
 }
 
 # Progress: the guest's own ACOMP: lines and anything that looks like trouble.
-show='^ACOMP|^(not )?ok |BUG:|WARNING:|Oops|panic|blocked for more than|soft lockup'
+show="^ACOMP|^(not )?ok |$(splat_pattern)"
 [ "$quiet" = 1 ] && show='^ACOMP: (init|progress)|BUG:|WARNING:|Oops|Kernel panic'
 start=$(date +%s)
 set +e
@@ -103,8 +103,8 @@ set -e
 qrc=${rcs[0]}
 echo "elapsed_s $(($(date +%s) - start))" >"$outdir/run-time"
 
-# Kernel splats, whatever the workload said. Listed by their report headers.
-splat='BUG:|WARNING:|KASAN:|KFENCE:|UBSAN:|general protection fault|Oops|Kernel panic|possible circular locking|possible recursive locking|inconsistent lock state|possible irq lock inversion|suspicious RCU usage|sleeping function called from invalid context|blocked for more than|soft lockup|hard LOCKUP|unreferenced object'
+# Kernel splats, whatever the workload said (qemu-images/splats).
+splat=$(splat_pattern)
 if first=$(grep -m1 -E "$splat" "$outdir/console.log"); then
 	fail "kernel splat on the console: $(echo "$first" | sed 's/^\[ *[0-9.]*\] //' | cut -c1-160)" 1
 fi

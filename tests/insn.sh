@@ -34,6 +34,16 @@ result "$(grep -q '^on ' "$out/insn" 2>/dev/null; echo $?)" "run.sh loaded the p
 	"insn: $(cat "$out/insn" 2>/dev/null)"
 result "$(grep -q '^exit [1-9][0-9]* [1-9][0-9]* [1-9]' "$out/insn-sites.txt" 2>/dev/null; echo $?)" \
 	"the plugin wrote its run totals at exit" "$(tail -1 "$out/insn-sites.txt" 2>/dev/null)"
+# The counted boot's own TAP (04-insn-phases with ACOMP_INSN=1, the icmark
+# server's checks included): every result of it counts here.
+tapres=$(python3 "$TOP/tests/tapcount.py" results 04-insn-phases \
+	"$out/outbox/tap/04-insn-phases.tap" "$out/outbox/tap/04-insn-phases.rc")
+while read -r st desc; do
+	result "$([ "$st" = ok ]; echo $?)" "counted boot: $desc"
+done <<<"$tapres"
+result "$(grep -q 'a phase marked through the server ends' <<<"$tapres" &&
+	grep -q 'the server still marks after a refusal' <<<"$tapres"; echo $?)" \
+	"the counted boot ran the icmark server's checks"
 python3 "$TOP/bench/insn.py" resolve "$kdir" "$out"
 result "$([ -f "$out/outbox/insn.txt" ] && [ -f "$out/insn-sites.txt.gz" ]; echo $?)" \
 	"bench/insn.py resolved the sites into insn.txt (and kept them compressed)"

@@ -39,7 +39,7 @@ rc=0
 	-a "ACOMP_JOB=soak ACOMP_SOAK_SECONDS=$secs ACOMP_SOAK_SEED=$seed" || rc=$?
 rm -f "$rundir/swap.img"
 
-splat='BUG:|WARNING:|KASAN:|KFENCE:|UBSAN:|general protection fault|Oops|Kernel panic|possible circular locking|possible recursive locking|inconsistent lock state|possible irq lock inversion|suspicious RCU usage|sleeping function called from invalid context|blocked for more than|soft lockup|hard LOCKUP|unreferenced object'
+splat=$(splat_pattern)
 splats=$(grep -cE "$splat" "$rundir/console.log" || true)
 cp "$rundir/outbox/soak.txt" "$res/soak.txt" 2>/dev/null || echo "no soak.txt: the guest wrote no results" >"$res/soak.txt"
 total=$(grep '^soak: total' "$res/soak.txt" || echo "soak: total missing (the guest did not finish)")

@@ -4,6 +4,13 @@
 # plan last ("1..N"): a script that dies early has no plan, and the host driver
 # counts that as a failure.
 
+# A pipeline fails when any of its commands does (busybox ash has pipefail),
+# so that "producer | tee FILE" cannot hide the producer's failure; a
+# consumer that stops reading early (grep -q, head) may then fail its
+# producer with SIGPIPE: read the whole input instead (grep >/dev/null).
+# shellcheck disable=SC3040
+set -o pipefail
+
 # The guest helpers every test may use (guest/: counters, cgroup pressure,
 # acompd's knobs); zram and zswap ones are sourced by the tests that need them
 # (/acomp/lib/zram.sh, /acomp/lib/zswap.sh).
@@ -41,6 +48,38 @@ check() {
 		not_ok "$_desc (exit $?)"
 		tail -n 15 /tmp/tap-check.out | sed 's/^/#   /'
 	fi
+}
+
+# is_num V...: every V is a non-negative integer (a counter that was read,
+# not "missing" or empty).
+is_num() {
+	for _v in "$@"; do
+		case $_v in '' | *[!0-9]*) echo "not a number: '$_v'"; return 1 ;; esac
+	done
+}
+
+# fails_with ERRORS CMD...: CMD fails and its output names one of ERRORS (an
+# extended regular expression: an errno's text, a program's message), so
+# that it failed for the reason expected, not for a missing file, program
+# or module.
+fails_with() {
+	_errs=$1
+	shift
+	if "$@" >/tmp/fails.out 2>&1; then
+		echo "accepted: $*"
+		return 1
+	fi
+	cat /tmp/fails.out
+	grep -qE -- "$_errs" /tmp/fails.out || { echo "failed for another reason than '$_errs'"; return 1; }
+}
+
+# write_refused FILE VALUE ERRORS: FILE exists and the write of VALUE to it
+# is refused by the write itself with one of ERRORS (errno texts, an
+# extended regular expression: 'Invalid argument|Numerical result out of
+# range'), not because FILE cannot be opened.
+write_refused() {
+	[ -e "$1" ] || { echo "no $1"; return 1; }
+	fails_with "write error: ($3)" sh -c 'echo "$2" >"$1"' sh "$1" "$2"
 }
 
 tap_done() {

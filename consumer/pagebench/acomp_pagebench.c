@@ -20,7 +20,9 @@
  *
  * alg=comp:NAME runs NAME through the legacy synchronous crypto_comp API
  * instead (depth 1 only), called as zram in 6.1 calls it, so that the cost
- * of going through acomp can be measured in the same boot.
+ * of going through acomp can be measured in the same boot. alg=held runs
+ * the transform that "hold" keeps allocated (-ENOENT without one), rather
+ * than a fresh transform.
  */
 
 #include <crypto/acompress.h>
@@ -283,6 +285,14 @@ static int pb_run_all(const char *alg, unsigned int depth, unsigned int iters)
 			return PTR_ERR(ctfm);
 		driver = crypto_tfm_alg_driver_name(crypto_comp_tfm(ctfm));
 		async = "no";
+	} else if (!strcmp(alg, "held")) {
+		/* pb_lock, held by our caller, keeps "hold" from freeing it. */
+		if (!pb_held)
+			return -ENOENT;
+		run.tfm = pb_held;
+		driver = crypto_tfm_alg_driver_name(crypto_acomp_tfm(run.tfm));
+		async = crypto_acomp_tfm(run.tfm)->__crt_alg->cra_flags &
+			CRYPTO_ALG_ASYNC ? "yes" : "no";
 	} else {
 		run.tfm = crypto_alloc_acomp(alg, 0, 0);
 		if (IS_ERR(run.tfm))
@@ -374,7 +384,7 @@ out:
 	kvfree(run.lat);
 	if (ctfm)
 		crypto_free_comp(ctfm);
-	else
+	else if (run.tfm != pb_held)
 		crypto_free_acomp(run.tfm);
 	return err;
 }

@@ -12,11 +12,12 @@
 
 check "icmark begin and end run (NOPs without the plugin)" \
 	sh -c 'icmark begin insn-selftest && icmark end insn-selftest'
-check "icmark refuses a label with a space" sh -c '! icmark begin "a b" 2>/dev/null'
-check "icmark refuses an empty label" sh -c '! icmark begin "" 2>/dev/null'
+check "icmark refuses a label with a space" \
+	fails_with 'icmark: LABEL must be printable, without spaces' icmark begin "a b"
+check "icmark refuses an empty label" fails_with 'icmark: LABEL must be 1 to 120 bytes' icmark begin ""
 check "icmark refuses an overlong label" \
-	sh -c "! icmark begin $(printf '%0121d' 0) 2>/dev/null"
-check "icmark refuses an unknown command" sh -c '! icmark start x 2>/dev/null'
+	fails_with 'icmark: LABEL must be 1 to 120 bytes' icmark begin "$(printf '%0121d' 0)"
+check "icmark refuses an unknown command" fails_with 'icmark: the command is begin or end' icmark start x
 check "icmark serve answers ok per marker, an error per malformed line, and goes on" \
 	test "$(printf 'begin insn-srv\nend insn-srv\nbegin a b\nstart x\nbegin\nend insn-srv\n' |
 		icmark serve | cut -d: -f1 | tr '\n' ' ')" = "ok ok error error error ok "
@@ -46,5 +47,7 @@ if [ "${ACOMP_INSN:-0}" = 1 ]; then
 	check "the server refuses a malformed label, and says why" \
 		eval '! phase_begin "a b" 2>/tmp/icm.err && grep -q "icmark: LABEL must be printable" /tmp/icm.err'
 	check "the server still marks after a refusal" eval 'phase_begin insn-srv3 && phase_end insn-srv3'
+else
+	diag "the icmark server's checks need the plugin: tests/insn.sh's counted boot runs and counts them"
 fi
 tap_done

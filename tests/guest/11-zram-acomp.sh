@@ -188,10 +188,16 @@ check "zram acompd(lz4): reset right after asynchronous writes" reset_after_asyn
 # The same through a fully asynchronous acompd: every request to a worker,
 # completions from other CPUs, the reads' decompressions too.
 check "acompd.caller_runs=N: fully asynchronous" acompd_caller_runs N
-check "zram acompd(lz4), fully asynchronous: fio randwrite 4k 16MiB then crc32c verify" fio_verify 'acompd(lz4)' randwrite 4k 16M
-check "zram acompd(lz4), fully asynchronous: 64k writes in flight together, all completed" async_used 'acompd(lz4)'
-check "zram acompd(lz4), fully asynchronous: correct while CPU 1 goes offline and online" hotplug_fio
-check "zram acompd(lz4), fully asynchronous: reset right after asynchronous writes" reset_after_async_io
+# acompd_none_in_caller: caller_ran does not move, or caller_runs=N did
+# not hold and the checks would pass as they do with Y.
+check "zram acompd(lz4), fully asynchronous: fio randwrite 4k 16MiB then crc32c verify, none run in the caller" \
+	acompd_none_in_caller fio_verify 'acompd(lz4)' randwrite 4k 16M
+check "zram acompd(lz4), fully asynchronous: 64k writes in flight together, all completed, none run in the caller" \
+	acompd_none_in_caller async_used 'acompd(lz4)'
+check "zram acompd(lz4), fully asynchronous: correct while CPU 1 goes offline and online, none run in the caller" \
+	acompd_none_in_caller hotplug_fio
+check "zram acompd(lz4), fully asynchronous: reset right after asynchronous writes, none run in the caller" \
+	acompd_none_in_caller reset_after_async_io
 acompd_caller_runs Y
 zram_reset
 tap_done

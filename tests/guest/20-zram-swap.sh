@@ -66,7 +66,8 @@ no_kworker_memalloc() {
 	[ "$bad" = 0 ]
 }
 
-check "zram acompd(lz4) swap, fully asynchronous (acompd.caller_runs=N): 0 mismatches, batches in flight" swap_run 'acompd(lz4)' N
+check "zram acompd(lz4) swap, fully asynchronous (acompd.caller_runs=N): 0 mismatches, batches in flight, none run in the caller" \
+	acompd_none_in_caller swap_run 'acompd(lz4)' N
 diag "$(grep -e memstress: -e pswpout -e async_stat /tmp/tap-check.out)"
 check "no kworker keeps PF_MEMALLOC after zram batches stored for reclaimers" no_kworker_memalloc
 zram_reset

@@ -25,10 +25,13 @@ done
 check "pagebench acompd(zstd) depth 8: 512 pages round-trip" pb "acompd(zstd)" 8 yes
 check "pagebench comp:lz4 (legacy crypto_comp): 512 pages round-trip" pb "comp:lz4" 1 no
 check "pagebench comp:zstd (legacy crypto_comp): 512 pages round-trip" pb "comp:zstd" 1 no
-check "pagebench refuses comp: above depth 1 and an unknown comp: algorithm" \
-	sh -c "! echo 'alg=comp:lz4 depth=2' >$D/run && ! echo 'alg=comp:no-such-alg' >$D/run"
-check "pagebench refuses an unknown algorithm" sh -c "! echo 'alg=no-such-alg' >$D/run"
-check "pagebench refuses depth 0 and unknown keys" \
-	sh -c "! echo 'alg=lz4 depth=0' >$D/run && ! echo 'alg=lz4 bogus=1' >$D/run"
+check "pagebench refuses comp: above depth 1 (EINVAL) and an unknown comp: algorithm (ENOENT)" \
+	eval "write_refused $D/run 'alg=comp:lz4 depth=2' 'Invalid argument' &&
+		write_refused $D/run 'alg=comp:no-such-alg' 'No such file or directory'"
+check "pagebench refuses an unknown algorithm (ENOENT)" \
+	write_refused "$D/run" 'alg=no-such-alg' 'No such file or directory'
+check "pagebench refuses depth 0 and unknown keys (EINVAL)" \
+	eval "write_refused $D/run 'alg=lz4 depth=0' 'Invalid argument' &&
+		write_refused $D/run 'alg=lz4 bogus=1' 'Invalid argument'"
 check "acomp_pagebench unloads" rmmod acomp_pagebench
 tap_done

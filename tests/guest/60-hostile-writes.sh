@@ -4,38 +4,51 @@
 # algorithms, nested (acompd over acompd: its inner algorithm must be
 # synchronous) or with unbalanced parentheses, to zram's comp_algorithm and
 # zswap's compressor; values out of range or not numbers to zram's
-# async_depth and acompd's module parameters. Each is refused with an error
-# and changes nothing: the knob reads back as before, and the device or
-# pool still works with what it had.
+# async_depth and acompd's module parameters. Each knob is first read and
+# given a valid value, which it accepts; each malformed write is then refused
+# by the write itself with the errno expected (not because the knob is
+# missing) and changes nothing: the knob reads back as before, and the
+# device or pool still works with what it had.
 . /acomp/tests/tap.sh
 . /acomp/lib/zram.sh
 . /acomp/lib/zswap.sh
 
 LONG=$(printf 'lz4%0200d' 0)
-NAMES="'' $LONG no-such-alg acompd() acompd(acompd(lz4)) acompd(lz4 acompd(lz4)) (lz4) acompd(lz4)x acompd(no-such-alg) acompd(lz4,zstd)"
+NAMES="@empty@ $LONG no-such-alg acompd() acompd(acompd(lz4)) acompd(lz4 acompd(lz4)) (lz4) acompd(lz4)x acompd(no-such-alg) acompd(lz4,zstd)"
 
 # knob FILE: its value; of comp_algorithm, the selected name (the list
-# around it shows the algorithms the kernel has).
+# around it shows the algorithms the kernel has). Fails when FILE cannot be
+# read or reads empty.
 knob() {
 	case $1 in
-	*/comp_algorithm) sed -n 's/.*\[\([^]]*\)\].*/\1/p' "$1" ;;
-	*) cat "$1" ;;
-	esac
+	*/comp_algorithm) _k=$(sed -n 's/.*\[\([^]]*\)\].*/\1/p' "$1") ;;
+	*) _k=$(cat "$1") ;;
+	esac || return 1
+	[ -n "$_k" ] && echo "$_k"
 }
 
-# refused_all FILE: every malformed name of NAMES is refused by FILE (the
-# write fails) and FILE reads back unchanged; names the accepted ones.
-refused_all() {
-	before=$(knob "$1")
+# valid_then_refused FILE VALID ERRORS V...: FILE accepts VALID (and reads
+# it back), then refuses each V (@empty@: an empty line) with one of ERRORS and reads back VALID
+# after each; names the values accepted, refused otherwise, or changing it.
+valid_then_refused() {
+	_f=$1 _valid=$2 _errs=$3
+	shift 3
+	echo "$_valid" >"$_f" && before=$(knob "$_f") && [ "$before" = "$_valid" ] ||
+		{ echo "$_f: the valid value '$_valid' was not accepted and read back"; return 1; }
 	bad=
-	for n in $NAMES; do
-		[ "$n" = "''" ] && n=
-		if (echo "$n" >"$1") 2>/dev/null; then
-			bad="$bad accepted:'$n'"
-		fi
-		[ "$(knob "$1")" = "$before" ] || bad="$bad changed-by:'$n'"
+	for v in "$@"; do
+		[ "$v" = @empty@ ] && v=
+		write_refused "$_f" "$v" "$_errs" >/tmp/refused.out || bad="$bad '$v': $(tail -1 /tmp/refused.out);"
+		[ "$(knob "$_f")" = "$before" ] || bad="$bad changed-by:'$v'"
 	done
-	[ -z "$bad" ] || { echo "$1:$bad"; return 1; }
+	[ -z "$bad" ] || { echo "$_f:$bad"; return 1; }
+}
+
+# refused_all FILE VALID ERRORS: every malformed name of NAMES is refused
+# (valid_then_refused).
+refused_all() {
+	# shellcheck disable=SC2086 # NAMES is a list
+	valid_then_refused "$1" "$2" "$3" $NAMES
 }
 
 # zram_still_works ALG: the selection survived and the device takes a
@@ -48,61 +61,42 @@ zram_still_works() {
 		"$(head -c "$(stat -c %s /acomp/corpus.bin)" /dev/zram0 | md5sum | cut -d' ' -f1)" ]
 }
 
-# uint_refused FILE: not numbers and values out of an unsigned int's range
-# are refused, FILE unchanged.
+# uint_refused FILE VALID: not numbers and values out of an unsigned int's
+# range are refused (EINVAL, ERANGE), FILE unchanged.
 uint_refused() {
-	before=$(cat "$1")
-	bad=
-	for v in '' abc -1 4294967296 99999999999999999999 1.5 0x; do
-		if (echo "$v" >"$1") 2>/dev/null; then
-			bad="$bad accepted:'$v'"
-		fi
-		[ "$(cat "$1")" = "$before" ] || bad="$bad changed-by:'$v'"
-	done
-	[ -z "$bad" ] || { echo "$1:$bad"; return 1; }
+	valid_then_refused "$1" "$2" 'Invalid argument|Numerical result out of range' \
+		@empty@ abc -1 4294967296 99999999999999999999 1.5 0x
 }
 
 zram_reset
-check "zram comp_algorithm (lz4 selected): malformed names refused, selection unchanged" \
-	eval 'echo lz4 >"$ZRAM/comp_algorithm" && refused_all "$ZRAM/comp_algorithm"'
-check "zram comp_algorithm (acompd(lz4) selected): malformed names refused, selection unchanged" \
-	eval 'echo "acompd(lz4)" >"$ZRAM/comp_algorithm" && refused_all "$ZRAM/comp_algorithm"'
+check "zram comp_algorithm (lz4 selected): malformed names refused (EINVAL), selection unchanged" \
+	refused_all "$ZRAM/comp_algorithm" lz4 'Invalid argument'
+check "zram comp_algorithm (acompd(lz4) selected): malformed names refused (EINVAL), selection unchanged" \
+	refused_all "$ZRAM/comp_algorithm" 'acompd(lz4)' 'Invalid argument'
 check "zram: the device works with the selection kept through the refusals" zram_still_works 'acompd(lz4)'
 zram_reset
-check "zram async_depth: non-numbers and out-of-range values refused, unchanged" \
-	uint_refused "$ZRAM/async_depth"
+check "zram async_depth: non-numbers and out-of-range values refused (EINVAL, ERANGE), unchanged" \
+	uint_refused "$ZRAM/async_depth" "$(cat "$ZRAM/async_depth")"
 
-check "zswap compressor (acompd(lz4)): malformed names refused, unchanged" \
-	eval 'zswap_param compressor "acompd(lz4)" && refused_all "$ZSWAP/compressor"'
-check "zswap zpool: an unknown or empty zpool is refused, unchanged" \
-	eval 'before=$(cat "$ZSWAP/zpool") && ! (echo no-such-zpool >"$ZSWAP/zpool") 2>/dev/null &&
-		! (echo >"$ZSWAP/zpool") 2>/dev/null && [ "$(cat "$ZSWAP/zpool")" = "$before" ]'
-
-# values_refused FILE V...: each V is refused (the write fails), FILE unchanged.
-values_refused() {
-	_f=$1
-	shift
-	before=$(cat "$_f")
-	bad=
-	for v in "$@"; do
-		(echo "$v" >"$_f") 2>/dev/null && bad="$bad accepted:'$v'"
-		[ "$(cat "$_f")" = "$before" ] || bad="$bad changed-by:'$v'"
-	done
-	[ -z "$bad" ] || { echo "$_f:$bad"; return 1; }
-}
+# zswap refuses an unknown compressor or zpool with ENOENT, a name it cannot
+# hold (overlong, empty) with EINVAL.
+check "zswap compressor (acompd(lz4)): malformed names refused (ENOENT, EINVAL), unchanged" \
+	refused_all "$ZSWAP/compressor" 'acompd(lz4)' 'No such file or directory|Invalid argument'
+check "zswap zpool: an unknown or empty zpool is refused (ENOENT, EINVAL), unchanged" \
+	valid_then_refused "$ZSWAP/zpool" zbud 'No such file or directory|Invalid argument' no-such-zpool @empty@
 
 modprobe acompd
 AP=/sys/module/acompd/parameters
-check "acompd queue_len: non-numbers and out-of-range values refused, unchanged" \
-	uint_refused $AP/queue_len
-check "acompd queue_len: 0 and more than 65536 refused (no queue, an unbounded one), unchanged" \
-	values_refused $AP/queue_len 0 65537 4294967295
-check "acompd max_workers: non-numbers and out-of-range values refused, unchanged" \
-	uint_refused $AP/max_workers
-check "acompd max_workers: more than NR_CPUS refused, unchanged; 0 (one per CPU) accepted" \
-	eval 'values_refused $AP/max_workers 8193 4294967295 && echo 0 >$AP/max_workers'
-check "acompd caller_runs: a non-boolean is refused, unchanged" \
-	eval 'before=$(cat /sys/module/acompd/parameters/caller_runs) &&
-		! (echo maybe >/sys/module/acompd/parameters/caller_runs) 2>/dev/null &&
-		[ "$(cat /sys/module/acompd/parameters/caller_runs)" = "$before" ]'
+ql=$(cat $AP/queue_len)
+check "acompd queue_len: non-numbers and out-of-range values refused (EINVAL, ERANGE), unchanged" \
+	uint_refused $AP/queue_len "$ql"
+check "acompd queue_len: 0 and more than 65536 refused (ERANGE: no queue, an unbounded one), unchanged" \
+	valid_then_refused $AP/queue_len "$ql" 'Numerical result out of range' 0 65537 4294967295
+check "acompd max_workers: non-numbers and out-of-range values refused (EINVAL, ERANGE), unchanged" \
+	uint_refused $AP/max_workers 1
+check "acompd max_workers: more than the CPUs refused (ERANGE), unchanged; 0 (one per CPU) accepted" \
+	eval 'valid_then_refused $AP/max_workers 1 "Numerical result out of range" 3 8193 4294967295 &&
+		echo 0 >$AP/max_workers && [ "$(cat $AP/max_workers)" = 0 ]'
+check "acompd caller_runs: a non-boolean is refused (EINVAL), unchanged" \
+	valid_then_refused $AP/caller_runs Y 'Invalid argument' maybe 2
 tap_done
