@@ -12,14 +12,14 @@ acompd_caller_runs() {
 # acompd_stat NAME: one of acompd's debugfs counters.
 acompd_stat() { cat "/sys/kernel/debug/acompd/$1" 2>/dev/null || echo missing; }
 
-# acompd_none_in_caller CMD...: CMD succeeds and acompd ran none of the
-# requests meanwhile in their caller (caller_ran, read before and after,
-# did not move): with caller_runs=N, that the run was fully asynchronous.
+# acompd_none_in_caller CMD...: CMD succeeds, acompd queued requests to its
+# workers meanwhile and ran none in their caller (queued moved, caller_ran
+# did not): with caller_runs=N, that the run was fully asynchronous.
 acompd_none_in_caller() {
-	_cr0=$(acompd_stat caller_ran)
+	_cr0=$(acompd_stat caller_ran) _q0=$(acompd_stat queued)
 	"$@" || return 1
-	_cr1=$(acompd_stat caller_ran)
-	echo "acompd caller_ran $_cr0 -> $_cr1"
-	case $_cr0$_cr1 in '' | *[!0-9]*) echo "caller_ran unreadable"; return 1 ;; esac
-	[ "$_cr1" = "$_cr0" ]
+	_cr1=$(acompd_stat caller_ran) _q1=$(acompd_stat queued)
+	echo "acompd caller_ran $_cr0 -> $_cr1, queued $_q0 -> $_q1"
+	case $_cr0$_cr1$_q0$_q1 in '' | *[!0-9]*) echo "acompd's counters unreadable"; return 1 ;; esac
+	[ "$_cr1" = "$_cr0" ] && [ "$_q1" -gt "$_q0" ]
 }

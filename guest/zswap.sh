@@ -50,12 +50,46 @@ zswap_switch_until() {
 	done
 }
 
-# zswap_stored OUT0 OUT1 IN0 IN1: zswpout and zswpin (read before and after
-# a run) both moved, by at least 1024 pages out: zswap really stored and
-# loaded pages, rather than rejecting every store to the swap disk.
+# zswap_watch_start: sample how many compressed entries zswap holds
+# (stored_pages less same_filled_pages, which zswap keeps without the
+# compressor or the zpool) every 0.2 s, in a process that no `wait` of the
+# caller's waits for, until zswap_watch_stop, which prints the most seen.
+zswap_watch_start() {
+	rm -f /tmp/zswap-watch.stop /tmp/zswap-watch.done
+	echo 0 >/tmp/zswap-watch.max
+	( (
+		_m=0
+		while [ ! -e /tmp/zswap-watch.stop ]; do
+			_s=$(cat "$ZSWAP_DBG/stored_pages") && _f=$(cat "$ZSWAP_DBG/same_filled_pages") || break
+			if [ $((_s - _f)) -gt "$_m" ]; then
+				_m=$((_s - _f))
+				echo "$_m" >/tmp/zswap-watch.max
+			fi
+			sleep 0.2
+		done
+		touch /tmp/zswap-watch.done
+	) & )
+}
+
+zswap_watch_stop() {
+	touch /tmp/zswap-watch.stop
+	_n=0
+	while [ ! -e /tmp/zswap-watch.done ] && [ $_n -lt 50 ]; do
+		sleep 0.1
+		_n=$((_n + 1))
+	done
+	cat /tmp/zswap-watch.max
+}
+
+# zswap_stored OUT0 OUT1 IN0 IN1 COMPRESSED: zswpout and zswpin (read before
+# and after a run) both moved, by at least 1024 pages out, and zswap held at
+# least 256 compressed entries at once (COMPRESSED, from zswap_watch_stop):
+# zswap really compressed, stored and loaded pages, rather than rejecting
+# every store to the swap disk (same-filled pages alone would move zswpout
+# and zswpin).
 zswap_stored() {
 	for _v in "$@"; do
-		case $_v in '' | *[!0-9]*) echo "zswpout/zswpin unreadable: $*"; return 1 ;; esac
+		case $_v in '' | *[!0-9]*) echo "zswap's counters unreadable: $*"; return 1 ;; esac
 	done
-	[ $(($2 - $1)) -ge 1024 ] && [ $(($4 - $3)) -gt 0 ]
+	[ $(($2 - $1)) -ge 1024 ] && [ $(($4 - $3)) -gt 0 ] && [ "$5" -ge 256 ]
 }

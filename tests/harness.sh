@@ -5,7 +5,7 @@
 # as passed; a check that prints no plan, or whose exit status is lost,
 # counts as failed. The splat patterns (qemu-images/splats): every line of
 # tests/fixtures/splats/splats.console is a splat, every pattern finds one
-# of them, and nothing of a clean debug boot's lines is.
+# of them, and no line of a clean make test console (clean.console) is.
 # Usage: tests/harness.sh
 set -uo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -70,5 +70,5 @@ while read -r pat; do
 done < <(splats splat_patterns)
 result "$([ -z "$unused" ]; echo $?)" "every splat pattern finds its line in the fixture" "unmatched:$unused"
 false_hits=$(grep -E "$splat" "$fx/clean.console")
-result "$([ -z "$false_hits" ]; echo $?)" "a clean debug boot's lines are no splat" "$false_hits"
+result "$([ -z "$false_hits" ]; echo $?)" "no line of a clean make test console is a splat" "$false_hits"
 tap_plan

@@ -63,14 +63,14 @@ is_num() {
 # that it failed for the reason expected, not for a missing file, program
 # or module.
 fails_with() {
-	_errs=$1
+	_fw_errs=$1
 	shift
 	if "$@" >/tmp/fails.out 2>&1; then
 		echo "accepted: $*"
 		return 1
 	fi
 	cat /tmp/fails.out
-	grep -qE -- "$_errs" /tmp/fails.out || { echo "failed for another reason than '$_errs'"; return 1; }
+	grep -qE -- "$_fw_errs" /tmp/fails.out || { echo "failed for another reason than '$_fw_errs'"; return 1; }
 }
 
 # write_refused FILE VALUE ERRORS: FILE exists and the write of VALUE to it

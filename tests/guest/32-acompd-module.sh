@@ -32,13 +32,19 @@ check "acomp_pagebench loads and takes the corpus" \
 	sh -c "insmod /acomp/modules/acomp_pagebench.ko && cat /acomp/corpus.bin >$D/corpus"
 check "holding a transform of acompd(lz4) loads acompd if needed" \
 	sh -c "echo 'acompd(lz4)' >$D/hold && grep -q '^acompd(' $D/hold && grep -q '^acompd ' /proc/modules"
-check "rmmod acompd is refused while a transform is allocated (busy)" fails_with "$RMMOD_BUSY" rmmod acompd
+REFCNT=/sys/module/acompd/refcnt
+held_refs=
+check "rmmod acompd is refused while a transform is allocated (busy)" \
+	eval 'held_refs=$(cat $REFCNT) && [ "$held_refs" -ge 1 ] && fails_with "$RMMOD_BUSY" rmmod acompd'
+
 check "acompd is still loaded and its instances still listed" \
 	sh -c "grep -q '^acompd ' /proc/modules && grep -q '^driver *: acompd(lz4' /proc/crypto"
 check "requests complete correctly while CPU 1 goes offline and online" hotplug_run
 diag "$(grep cycles /tmp/tap-check.out)"
 check "the held transform itself still works after the hotplug cycles (512 pages round-trip)" held_run
-check "freeing the last transform is accepted" sh -c "echo none >$D/hold && grep -qx none $D/hold"
+# The hold was what kept acompd (held_refs >= 1): freeing it leaves none.
+check "freeing the last transform is accepted and drops acompd's last reference" \
+	eval 'echo none >$D/hold && grep -qx none $D/hold && [ "$(cat $REFCNT)" = 0 ]'
 check "rmmod acompd succeeds once no transform is left" rmmod acompd
 check "no acompd instance, workqueue or parameters are left" \
 	sh -c "! grep -q 'acompd(' /proc/crypto && ! test -e /sys/devices/virtual/workqueue/acompd && ! test -e /sys/module/acompd"

@@ -23,10 +23,16 @@ refused() {
 
 # swap_run ALG [CALLER_RUNS]: memstress 2x32 MiB in 24 MiB, pages through
 # zswap both ways, every page verified; acompd's caller_runs Y (default) or
-# N (fully asynchronous).
+# N (fully asynchronous). Fully asynchronous, zswap stores same-filled
+# pages as compressed ones (same_filled_pages_enabled N): otherwise it
+# stores and loads them without the compressor, and "every page
+# asynchronous" could not be counted.
 swap_run() {
 	acompd_caller_runs "${2:-Y}" || return 1
 	swapdisk_on || return 1
+	sf=Y
+	[ "${2:-Y}" = N ] && sf=N
+	zswap_param same_filled_pages_enabled "$sf" || return 1
 	zswap_param compressor "$1" && zswap_param enabled Y || return 1
 	out0=$(vmstat zswpout) in0=$(vmstat zswpin)
 	ac0=$(zswap_dbg async_compress) ad0=$(zswap_dbg async_decompress)
@@ -39,6 +45,7 @@ swap_run() {
 	echo "zswpout +$((out1 - out0)) zswpin +$((in1 - in0)) async_compress $ac0 -> $ac1 async_decompress $ad0 -> $ad1 async_wait_ns $(zswap_dbg async_wait_ns) acompd caller_ran $cr0 -> $cr1"
 	swapdisk_off || return 1
 	acompd_caller_runs Y
+	zswap_param same_filled_pages_enabled Y || return 1
 	[ "$rc" -eq 0 ] && grep -q ' mismatches=0 ' /tmp/memstress.out || return 1
 	is_num "$out0" "$out1" "$in0" "$in1" "$ac0" "$ac1" "$ad0" "$ad1" "$cr0" "$cr1" || return 1
 	[ $((out1 - out0)) -gt 4096 ] && [ $((in1 - in0)) -gt 0 ] || return 1
@@ -60,17 +67,18 @@ switching() {
 	swapdisk_on || return 1
 	zswap_param compressor lz4 && zswap_param enabled Y || return 1
 	out0=$(vmstat zswpout) in0=$(vmstat zswpin)
+	zswap_watch_start
 	rm -f /tmp/switch.rc
 	(memstress_cg 24M -m 32 -P 2 -p 2 -o both >/dev/null; echo $? >/tmp/switch.rc.new; mv /tmp/switch.rc.new /tmp/switch.rc) &
 	zswap_switch_until /tmp/switch.rc 'acompd(lz4):zsmalloc' zstd:zbud 'acompd(zstd):zbud' lz4:zsmalloc
 	wait
 	cat /tmp/memstress.out
-	out1=$(vmstat zswpout) in1=$(vmstat zswpin)
-	echo "switches $ZSWAP_SWITCHES, refused $ZSWAP_REFUSED, pools now: $(dmesg | grep -c 'zswap: using'), zswpout +$((out1 - out0)) zswpin +$((in1 - in0))"
+	out1=$(vmstat zswpout) in1=$(vmstat zswpin) held=$(zswap_watch_stop)
+	echo "switches $ZSWAP_SWITCHES, refused $ZSWAP_REFUSED, pools now: $(dmesg | grep -c 'zswap: using'), zswpout +$((out1 - out0)) zswpin +$((in1 - in0)), compressed entries at most $held"
 	swapdisk_off || return 1
 	[ "$(cat /tmp/switch.rc)" = 0 ] && grep -q ' mismatches=0 ' /tmp/memstress.out &&
 		[ "$ZSWAP_SWITCHES" -ge 4 ] && [ "$ZSWAP_REFUSED" = 0 ] &&
-		zswap_stored "$out0" "$out1" "$in0" "$in1"
+		zswap_stored "$out0" "$out1" "$in0" "$in1" "$held"
 }
 
 check "swap disk $SWAPDEV is attached" test -b "$SWAPDEV"

@@ -17,16 +17,17 @@ hotplug_swap() {
 	mask=$(cat "$WQ") && echo 1 >"$WQ" || return 1
 	export MEMSTRESS_ZSWAP_MAX=12M
 	out0=$(vmstat zswpout) in0=$(vmstat zswpin)
+	zswap_watch_start
 	cpu1_cycling memstress_cg 24M -m 24 -P 3 -p 2 -o both
 	rc=$?
 	unset MEMSTRESS_ZSWAP_MAX
 	echo "$mask" >"$WQ"
 	grep memstress: /tmp/memstress.out
-	out1=$(vmstat zswpout) in1=$(vmstat zswpin)
-	echo "zswpout +$((out1 - out0)) zswpin +$((in1 - in0)) async_compress $(zswap_dbg async_compress)"
+	out1=$(vmstat zswpout) in1=$(vmstat zswpin) held=$(zswap_watch_stop)
+	echo "zswpout +$((out1 - out0)) zswpin +$((in1 - in0)) compressed entries at most $held async_compress $(zswap_dbg async_compress)"
 	swapdisk_off || return 1
 	[ $rc = 0 ] && grep -q ' mismatches=0 ' /tmp/memstress.out &&
-		zswap_stored "$out0" "$out1" "$in0" "$in1"
+		zswap_stored "$out0" "$out1" "$in0" "$in1" "$held"
 }
 
 check "zswap acompd(lz4): swap pressure (3x24 MiB in 24 MiB) while CPU 1 goes offline and online, pages stored and loaded, 0 mismatches" hotplug_swap

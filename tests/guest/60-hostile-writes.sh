@@ -31,17 +31,17 @@ knob() {
 # it back), then refuses each V (@empty@: an empty line) with one of ERRORS and reads back VALID
 # after each; names the values accepted, refused otherwise, or changing it.
 valid_then_refused() {
-	_f=$1 _valid=$2 _errs=$3
+	_vr_f=$1 _vr_valid=$2 _vr_errs=$3
 	shift 3
-	echo "$_valid" >"$_f" && before=$(knob "$_f") && [ "$before" = "$_valid" ] ||
-		{ echo "$_f: the valid value '$_valid' was not accepted and read back"; return 1; }
+	echo "$_vr_valid" >"$_vr_f" && before=$(knob "$_vr_f") && [ "$before" = "$_vr_valid" ] ||
+		{ echo "$_vr_f: the valid value '$_vr_valid' was not accepted and read back"; return 1; }
 	bad=
 	for v in "$@"; do
 		[ "$v" = @empty@ ] && v=
-		write_refused "$_f" "$v" "$_errs" >/tmp/refused.out || bad="$bad '$v': $(tail -1 /tmp/refused.out);"
-		[ "$(knob "$_f")" = "$before" ] || bad="$bad changed-by:'$v'"
+		write_refused "$_vr_f" "$v" "$_vr_errs" >/tmp/refused.out || bad="$bad '$v': $(tail -2 /tmp/refused.out | paste -sd" ");"
+		[ "$(knob "$_vr_f")" = "$before" ] || bad="$bad changed-by:'$v'"
 	done
-	[ -z "$bad" ] || { echo "$_f:$bad"; return 1; }
+	[ -z "$bad" ] || { echo "$_vr_f:$bad"; return 1; }
 }
 
 # refused_all FILE VALID ERRORS: every malformed name of NAMES is refused
@@ -78,12 +78,12 @@ zram_reset
 check "zram async_depth: non-numbers and out-of-range values refused (EINVAL, ERANGE), unchanged" \
 	uint_refused "$ZRAM/async_depth" "$(cat "$ZRAM/async_depth")"
 
-# zswap refuses an unknown compressor or zpool with ENOENT, a name it cannot
-# hold (overlong, empty) with EINVAL.
-check "zswap compressor (acompd(lz4)): malformed names refused (ENOENT, EINVAL), unchanged" \
-	refused_all "$ZSWAP/compressor" 'acompd(lz4)' 'No such file or directory|Invalid argument'
-check "zswap zpool: an unknown or empty zpool is refused (ENOENT, EINVAL), unchanged" \
-	valid_then_refused "$ZSWAP/zpool" zbud 'No such file or directory|Invalid argument' no-such-zpool @empty@
+# zswap refuses every name it has no compressor or zpool for, empty and
+# overlong ones too, with ENOENT (EINVAL would be a pool it failed to create).
+check "zswap compressor (acompd(lz4)): malformed names refused (ENOENT), unchanged" \
+	refused_all "$ZSWAP/compressor" 'acompd(lz4)' 'No such file or directory'
+check "zswap zpool: an unknown or empty zpool is refused (ENOENT), unchanged" \
+	valid_then_refused "$ZSWAP/zpool" zbud 'No such file or directory' no-such-zpool @empty@
 
 modprobe acompd
 AP=/sys/module/acompd/parameters
@@ -94,8 +94,10 @@ check "acompd queue_len: 0 and more than 65536 refused (ERANGE: no queue, an unb
 	valid_then_refused $AP/queue_len "$ql" 'Numerical result out of range' 0 65537 4294967295
 check "acompd max_workers: non-numbers and out-of-range values refused (EINVAL, ERANGE), unchanged" \
 	uint_refused $AP/max_workers 1
-check "acompd max_workers: more than the CPUs refused (ERANGE), unchanged; 0 (one per CPU) accepted" \
-	eval 'valid_then_refused $AP/max_workers 1 "Numerical result out of range" 3 8193 4294967295 &&
+# nr_cpu_ids: the highest possible CPU's number, plus one.
+ncpu=$(($(sed 's/.*[-,]//' /sys/devices/system/cpu/possible) + 1))
+check "acompd max_workers: more than the $ncpu possible CPUs refused (ERANGE), unchanged; 0 (one per CPU) accepted" \
+	eval 'valid_then_refused $AP/max_workers 1 "Numerical result out of range" $((ncpu + 1)) 8193 4294967295 &&
 		echo 0 >$AP/max_workers && [ "$(cat $AP/max_workers)" = 0 ]'
 check "acompd caller_runs: a non-boolean is refused (EINVAL), unchanged" \
 	valid_then_refused $AP/caller_runs Y 'Invalid argument' maybe 2

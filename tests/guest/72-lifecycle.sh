@@ -59,8 +59,12 @@ zram_in_flight() {
 	same=0
 	[ "$(md5sum </acomp/corpus.bin | cut -d' ' -f1)" = \
 		"$(head -c "$(stat -c %s /acomp/corpus.bin)" /dev/zram0 | md5sum | cut -d' ' -f1)" ] && same=1
+	# zram's transform was what held acompd: the reset drops its reference.
+	refs=$(cat /sys/module/acompd/refcnt)
 	echo 1 >"$ZRAM/reset" || return 1
-	[ "$seen" -gt 0 ] && [ -z "${bad:-}" ] && [ "$(cat /tmp/dd.rc)" = 0 ] && [ "$same" = 1 ]
+	echo "acompd refcnt $refs before the reset, $(cat /sys/module/acompd/refcnt) after"
+	[ "$seen" -gt 0 ] && [ -z "${bad:-}" ] && [ "$(cat /tmp/dd.rc)" = 0 ] && [ "$same" = 1 ] &&
+		[ "$(cat /sys/module/acompd/refcnt)" -lt "$refs" ]
 }
 
 # reset_races_close: the writer's requests delayed 10 ms each; once they
@@ -141,19 +145,20 @@ zswap_switching() {
 		zswap_param enabled Y || return 1
 	delay 30 2 || return 1
 	out0=$(vmstat zswpout) in0=$(vmstat zswpin)
+	zswap_watch_start
 	rm -f /tmp/ms.rc
 	(memstress_cg 24M -m 32 -P 2 -p 2 -o both -f >/dev/null; echo $? >/tmp/ms.rc.new; mv /tmp/ms.rc.new /tmp/ms.rc) &
 	zswap_switch_until /tmp/ms.rc 'acompd(zstd):zbud' lz4:zsmalloc 'acompd(lz4):zsmalloc' 'acompd(lzo-rle):zbud'
 	wait
 	fault_disarm acompd/delay_request
 	cat /tmp/memstress.out
-	out1=$(vmstat zswpout) in1=$(vmstat zswpin)
-	echo "switches $ZSWAP_SWITCHES, refused $ZSWAP_REFUSED, injected_delays $(acompd_stat injected_delays), async_wait_ns $(zswap_dbg async_wait_ns), zswpout +$((out1 - out0)) zswpin +$((in1 - in0))"
+	out1=$(vmstat zswpout) in1=$(vmstat zswpin) held=$(zswap_watch_stop)
+	echo "switches $ZSWAP_SWITCHES, refused $ZSWAP_REFUSED, injected_delays $(acompd_stat injected_delays), async_wait_ns $(zswap_dbg async_wait_ns), zswpout +$((out1 - out0)) zswpin +$((in1 - in0)), compressed entries at most $held"
 	swapdisk_off
 	zswap_param enabled N
 	[ "$(cat /tmp/ms.rc)" = 0 ] && grep -q ' mismatches=0 ' /tmp/memstress.out &&
 		[ "$ZSWAP_SWITCHES" -ge 4 ] && [ "$ZSWAP_REFUSED" = 0 ] &&
-		zswap_stored "$out0" "$out1" "$in0" "$in1"
+		zswap_stored "$out0" "$out1" "$in0" "$in1" "$held"
 }
 
 modprobe acompd
