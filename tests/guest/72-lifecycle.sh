@@ -34,20 +34,27 @@ busy_refused() {
 	grep -qi -e busy -e 'temporarily unavailable' /tmp/busy.err
 }
 
-# zram_in_flight: direct writes of the corpus through acompd(lz4), every
-# request delayed 10 ms; once some are in flight, reset, hot_remove and
-# rmmod acompd are refused; the writes then complete and read back intact.
-zram_in_flight() {
+# delayed_writer: zram0 on acompd(lz4), a writer of the corpus in the
+# background (direct 64 KiB writes, every request delayed 10 ms; its exit
+# status in /tmp/dd.rc), returning once some of its requests are in flight.
+delayed_writer() {
 	acompd_caller_runs Y && zram_setup 'acompd(lz4)' 64M || return 1
 	delay 100 10 || return 1
 	rm -f /tmp/dd.rc
 	(sh -c 'echo 1 >/proc/self/make-it-fail && exec dd if=/acomp/corpus.bin of=/dev/zram0 bs=64k oflag=direct 2>/dev/null'
 		echo $? >/tmp/dd.rc) &
-	n=0
-	while [ "$(async_stat 3)" = 0 ] && [ $n -lt 200 ]; do
+	_n=0
+	while [ "$(async_stat 3)" = 0 ] && [ $_n -lt 200 ]; do
 		sleep 0.05
-		n=$((n + 1))
+		_n=$((_n + 1))
 	done
+}
+
+# zram_in_flight: with a delayed writer's requests in flight, reset,
+# hot_remove and rmmod acompd are refused; the writes then complete and
+# read back intact.
+zram_in_flight() {
+	delayed_writer || return 1
 	seen=$(async_stat 3)
 	echo "requests in flight when refused: $seen"
 	busy_refused sh -c "echo 1 >$ZRAM/reset" || bad=reset
@@ -76,16 +83,7 @@ zram_in_flight() {
 # (zram_reset_device() then waits for it) is a window of a few
 # instructions after the writer's last page ended: shown, not asserted.
 reset_races_close() {
-	acompd_caller_runs Y && zram_setup 'acompd(lz4)' 64M || return 1
-	delay 100 10 || return 1
-	rm -f /tmp/dd.rc
-	(sh -c 'echo 1 >/proc/self/make-it-fail && exec dd if=/acomp/corpus.bin of=/dev/zram0 bs=64k oflag=direct 2>/dev/null'
-		echo $? >/tmp/dd.rc) &
-	n=0
-	while [ "$(async_stat 1)" = 0 ] && [ $n -lt 200 ]; do
-		sleep 0.05
-		n=$((n + 1))
-	done
+	delayed_writer || return 1
 	refused=0 other=0 last=none
 	while ! (echo 1 >"$ZRAM/reset") 2>/tmp/reset.err; do
 		if grep -q 'Device or resource busy' /tmp/reset.err; then
