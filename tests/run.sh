@@ -14,7 +14,7 @@ STAGE="test"
 
 kernel=${1:?usage: tests/run.sh KERNEL INITRD}
 initrd=${2:?usage: tests/run.sh KERNEL INITRD}
-timeout=${TEST_TIMEOUT:-2700}
+timeout=${TEST_TIMEOUT:-3300}
 test_timeout=${GUEST_TEST_TIMEOUT:-900}
 
 names=()
