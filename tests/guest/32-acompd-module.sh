@@ -33,18 +33,27 @@ check "acomp_pagebench loads and takes the corpus" \
 check "holding a transform of acompd(lz4) loads acompd if needed" \
 	sh -c "echo 'acompd(lz4)' >$D/hold && grep -q '^acompd(' $D/hold && grep -q '^acompd ' /proc/modules"
 REFCNT=/sys/module/acompd/refcnt
-held_refs=
-check "rmmod acompd is refused while a transform is allocated (busy)" \
-	eval 'held_refs=$(cat $REFCNT) && [ "$held_refs" -ge 1 ] && fails_with "$RMMOD_BUSY" rmmod acompd'
+
+# rmmod_refused_held: acompd has a reference (the held transform's) and
+# rmmod is refused as busy.
+rmmod_refused_held() {
+	[ "$(cat $REFCNT)" -ge 1 ] && fails_with "$RMMOD_BUSY" rmmod acompd
+}
+
+# release_held: freeing the held transform leaves acompd no reference.
+release_held() {
+	echo none >"$D/hold" && grep -qx none "$D/hold" && [ "$(cat $REFCNT)" = 0 ]
+}
+
+check "rmmod acompd is refused while a transform is allocated (busy)" rmmod_refused_held
 
 check "acompd is still loaded and its instances still listed" \
 	sh -c "grep -q '^acompd ' /proc/modules && grep -q '^driver *: acompd(lz4' /proc/crypto"
 check "requests complete correctly while CPU 1 goes offline and online" hotplug_run
 diag "$(grep cycles /tmp/tap-check.out)"
 check "the held transform itself still works after the hotplug cycles (512 pages round-trip)" held_run
-# The hold was what kept acompd (held_refs >= 1): freeing it leaves none.
-check "freeing the last transform is accepted and drops acompd's last reference" \
-	eval 'echo none >$D/hold && grep -qx none $D/hold && [ "$(cat $REFCNT)" = 0 ]'
+# The hold was what kept acompd: freeing it leaves no reference.
+check "freeing the last transform is accepted and drops acompd's last reference" release_held
 check "rmmod acompd succeeds once no transform is left" rmmod acompd
 check "no acompd instance, workqueue or parameters are left" \
 	sh -c "! grep -q 'acompd(' /proc/crypto && ! test -e /sys/devices/virtual/workqueue/acompd && ! test -e /sys/module/acompd"
