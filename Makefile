@@ -25,6 +25,7 @@ GUEST_FILES := $(shell qemu-images/initramfs.sh --list)
 
 help:
 	@echo 'make test      build the debug kernel, boot it, run every test; last line "N passed, N failed"'
+	@echo '               (the host checks that need no boot run first: make host-checks alone)'
 	@echo 'make soak      DURATION=30m (s, m, h): the debug kernel under mixed zram/zswap load and random fault'
 	@echo '               injection, every page verified; report (pages lost, splats) in results/<date>-soak-DURATION/'
 	@echo 'make bench     build the control and candidate kernels (base, patched), run the default scenarios, summary + plots'
