@@ -285,18 +285,17 @@ static int pb_run_all(const char *alg, unsigned int depth, unsigned int iters)
 			return PTR_ERR(ctfm);
 		driver = crypto_tfm_alg_driver_name(crypto_comp_tfm(ctfm));
 		async = "no";
-	} else if (!strcmp(alg, "held")) {
-		/* pb_lock, held by our caller, keeps "hold" from freeing it. */
-		if (!pb_held)
-			return -ENOENT;
-		run.tfm = pb_held;
-		driver = crypto_tfm_alg_driver_name(crypto_acomp_tfm(run.tfm));
-		async = crypto_acomp_tfm(run.tfm)->__crt_alg->cra_flags &
-			CRYPTO_ALG_ASYNC ? "yes" : "no";
 	} else {
-		run.tfm = crypto_alloc_acomp(alg, 0, 0);
-		if (IS_ERR(run.tfm))
-			return PTR_ERR(run.tfm);
+		if (!strcmp(alg, "held")) {
+			/* pb_lock, held by our caller, keeps "hold" from freeing it. */
+			if (!pb_held)
+				return -ENOENT;
+			run.tfm = pb_held;
+		} else {
+			run.tfm = crypto_alloc_acomp(alg, 0, 0);
+			if (IS_ERR(run.tfm))
+				return PTR_ERR(run.tfm);
+		}
 		driver = crypto_tfm_alg_driver_name(crypto_acomp_tfm(run.tfm));
 		async = crypto_acomp_tfm(run.tfm)->__crt_alg->cra_flags &
 			CRYPTO_ALG_ASYNC ? "yes" : "no";
