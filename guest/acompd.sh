@@ -12,14 +12,33 @@ acompd_caller_runs() {
 # acompd_stat NAME: one of acompd's debugfs counters.
 acompd_stat() { cat "/sys/kernel/debug/acompd/$1" 2>/dev/null || echo missing; }
 
-# acompd_none_in_caller CMD...: CMD succeeds, acompd queued requests to its
-# workers meanwhile and ran none in their caller (queued moved, caller_ran
-# did not): with caller_runs=N, that the run was fully asynchronous.
-acompd_none_in_caller() {
-	_cr0=$(acompd_stat caller_ran) _q0=$(acompd_stat queued)
+# acompd_delta CMD...: CMD succeeds, and d_ran, d_inline, d_joined and
+# d_queued are how much acompd's caller_ran, inline_busy, joined and queued
+# moved meanwhile (printed, with woken).
+acompd_delta() {
+	_a=$(for n in caller_ran inline_busy joined queued woken; do acompd_stat $n; done | tr '\n' ' ')
 	"$@" || return 1
-	_cr1=$(acompd_stat caller_ran) _q1=$(acompd_stat queued)
-	echo "acompd caller_ran $_cr0 -> $_cr1, queued $_q0 -> $_q1"
-	case $_cr0$_cr1$_q0$_q1 in '' | *[!0-9]*) echo "acompd's counters unreadable"; return 1 ;; esac
-	[ "$_cr1" = "$_cr0" ] && [ "$_q1" -gt "$_q0" ]
+	_b=$(for n in caller_ran inline_busy joined queued woken; do acompd_stat $n; done | tr '\n' ' ')
+	echo "acompd caller_ran inline_busy joined queued woken: $_a-> $_b"
+	case "$_a$_b" in *[!0-9\ ]*) echo "acompd's counters unreadable"; return 1 ;; esac
+	# shellcheck disable=SC2086 # the counters, split into the parameters
+	set -- $_a $_b
+	d_ran=$(($6 - $1)) d_inline=$(($7 - $2)) d_joined=$(($8 - $3))
+	d_queued=$(($9 - $4))
+}
+
+# acompd_none_in_caller CMD...: CMD succeeds, acompd queued requests to its
+# workers meanwhile and ran none in their caller (queued moved; caller_ran,
+# inline_busy and joined did not): with caller_runs=N, that the run was
+# fully asynchronous.
+acompd_none_in_caller() {
+	acompd_delta "$@" && [ "$d_ran" = 0 ] && [ "$d_inline" = 0 ] &&
+		[ "$d_joined" = 0 ] && [ "$d_queued" -gt 0 ]
+}
+
+# acompd_writer_shares CMD...: CMD succeeds, and the submitters of batches
+# compressed some of their own requests (inline_busy or joined moved: the
+# work-sharing join), with caller_runs=Y.
+acompd_writer_shares() {
+	acompd_delta "$@" && [ $((d_inline + d_joined)) -gt 0 ]
 }

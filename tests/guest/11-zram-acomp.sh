@@ -174,6 +174,8 @@ for alg in lz4 'acompd(lz4)'; do
 	done
 done
 check "zram acompd(lz4): 64k writes go out asynchronously, several in flight, all completed" async_used 'acompd(lz4)'
+check "zram acompd(lz4): the writer compresses part of its own 64k writes (inline_busy or joined rise), data verified" \
+	acompd_writer_shares async_used 'acompd(lz4)'
 diag "async_stat: $(cat "$ZRAM/async_stat")"
 check "zram lz4: no asynchronous submission with a synchronous compressor" sync_not_async lz4
 check "zram lz4-generic (a driver name of the legacy interface): accepted, synchronous, data verified" sync_not_async lz4-generic
